@@ -1,0 +1,30 @@
+"""django-headgate: a durable job queue for Django on the database you already run.
+
+The public API (DESIGN §5) is re-exported here lazily (importing the package must not import
+models before Django's app registry is ready); see ``api.py`` for the functions.
+"""
+
+import importlib
+
+_EXPORTS = {
+    "JobSpec": "api",
+    "enqueue": "api",
+    "enqueue_many": "api",
+    "get_job": "api",
+    "cancel": "api",
+    "retry": "api",
+    "current_job": "worker.context",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'django_headgate' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+
+
+def __dir__():
+    return __all__

@@ -1,0 +1,197 @@
+"""The public Python API (DESIGN §5): validate the input, then call the store.
+
+Every function validates *before* anything is written, so bad input raises a ``HeadgateError``
+subclass and leaves the database as it was. ``using`` picks a database alias; the default is
+``HEADGATE["DATABASE"]``.
+"""
+
+import json
+import uuid
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from .conf import get_settings
+from .exceptions import IdempotencyConflict, InvalidJob, InvalidJobState, InvalidRunAt, JobNotFound
+from .ids import uuid7
+from .models import Job, JobState
+from .retention import resolve_retention_class
+from .store import get_store
+from .store.base import NewJob
+from .validation import (
+    check_args,
+    check_max_attempts,
+    check_priority,
+    check_queue_name,
+    check_run_at,
+    check_tags,
+    check_task_path,
+    check_unique_key,
+    dump_json,
+    fingerprint,
+)
+
+
+@dataclass
+class JobSpec:
+    """One job for :func:`enqueue_many`; the fields mean what :func:`enqueue`'s arguments mean."""
+
+    task: str
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    queue: str | None = None
+    priority: int = 0
+    run_at: object = None
+    delay: object = None
+    max_attempts: int | None = None
+    retention_class: str | None = None
+    retain_forever: bool = False
+    tags: tuple = ()
+    job_id: object = None
+
+
+def _check_job_id(job_id):
+    if job_id is None:
+        return uuid7()
+    if isinstance(job_id, uuid.UUID):
+        return job_id
+    try:
+        return uuid.UUID(str(job_id))
+    except ValueError:
+        raise InvalidJob(f"{job_id!r} is not a job id (a UUID).") from None
+
+
+def _delay_seconds(run_at, delay):
+    if delay is None:
+        return 0.0
+    if run_at is not None:
+        raise InvalidRunAt("Pass run_at or delay, not both.")
+    seconds = delay.total_seconds() if isinstance(delay, timedelta) else delay
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds < 0:
+        raise InvalidRunAt(f"delay must be a non-negative timedelta or number of seconds (got {delay!r}).")
+    return float(seconds)
+
+
+def build_new_job(spec, conf, using, unique_key=None):
+    """Validate a JobSpec into a NewJob ready to insert; raises before anything is written."""
+    queue = check_queue_name(spec.queue if spec.queue is not None else conf.default_queue)
+    task = check_task_path(spec.task, import_it=conf.validate_task_paths)
+    _, _, args_json, kwargs_json = check_args(spec.args, spec.kwargs or {})
+    run_at = check_run_at(spec.run_at)
+    max_attempts = spec.max_attempts if spec.max_attempts is not None else conf.default_max_attempts
+    return NewJob(
+        id=_check_job_id(spec.job_id),
+        queue=queue,
+        task=task,
+        args_json=args_json,
+        kwargs_json=kwargs_json,
+        priority=check_priority(spec.priority),
+        run_at=run_at,
+        delay_seconds=_delay_seconds(run_at, spec.delay),
+        max_attempts=check_max_attempts(max_attempts),
+        unique_key=check_unique_key(unique_key),
+        fingerprint=fingerprint(task, args_json, kwargs_json),
+        tags_json=dump_json(check_tags(spec.tags), "tags"),
+        retention_class=resolve_retention_class(queue, spec.retention_class, spec.retain_forever, using),
+    )
+
+
+def _job_instance(new_job, created_at, run_at, using):
+    """The Job model instance of a row just inserted, without reading it back."""
+    job = Job(
+        id=new_job.id, queue=new_job.queue, task=new_job.task,
+        args=json.loads(new_job.args_json), kwargs=json.loads(new_job.kwargs_json),
+        priority=new_job.priority, state=JobState.AVAILABLE, run_at=run_at, attempts=0,
+        max_attempts=new_job.max_attempts, fence=0, unique_key=new_job.unique_key,
+        fingerprint=new_job.fingerprint, errors=[], tags=json.loads(new_job.tags_json),
+        retention_class=new_job.retention_class, created_at=created_at,
+    )
+    job._state.adding = False
+    job._state.db = using
+    return job
+
+
+def enqueue(task, args=(), kwargs=None, *, queue=None, priority=0, run_at=None, delay=None,
+            unique_key=None, job_id=None, max_attempts=None, retention_class=None,
+            retain_forever=False, tags=(), using=None):
+    """Enqueue one job in the caller's transaction and return its ``Job``.
+
+    With ``unique_key``: when a hot job already holds the key, that job is returned if its
+    fingerprint (task + arguments) matches, else ``IdempotencyConflict`` is raised. Raises a
+    ``HeadgateError`` subclass for bad input, before any row is written.
+    """
+    conf = get_settings()
+    using = using or conf.database
+    spec = JobSpec(task, args, kwargs or {}, queue, priority, run_at, delay, max_attempts,
+                   retention_class, retain_forever, tags, job_id)
+    new_job = build_new_job(spec, conf, using, unique_key=unique_key)
+    store = get_store(using)
+    # The existing holder of a unique key can be evicted between our insert and our read:
+    # then the key is free again and the insert is retried.
+    for _ in range(3):
+        inserted = store.insert_job(new_job)
+        if inserted is not None:
+            return _job_instance(new_job, *inserted, using)
+        existing = Job.objects.using(using).filter(unique_key=new_job.unique_key).first()
+        if existing is None:
+            continue
+        if existing.fingerprint != new_job.fingerprint:
+            raise IdempotencyConflict(
+                f"unique_key {new_job.unique_key!r} is held by job {existing.id} with other "
+                "task arguments.",
+                unique_key=new_job.unique_key,
+                job_id=existing.id,
+            )
+        return existing
+    raise IdempotencyConflict(f"unique_key {new_job.unique_key!r} is contended; try again.")
+
+
+def enqueue_many(specs, *, using=None):
+    """Enqueue many :class:`JobSpec` jobs (no unique keys) in one transaction; return their ids.
+
+    Every spec is validated first: one bad spec raises and nothing is written.
+    """
+    conf = get_settings()
+    using = using or conf.database
+    new_jobs = [build_new_job(spec, conf, using) for spec in specs]
+    if new_jobs:
+        get_store(using).insert_jobs(new_jobs)
+    return [job.id for job in new_jobs]
+
+
+def get_job(job_id, *, using=None):
+    """The hot job with this id, or None. Archived jobs are never returned here."""
+    using = using or get_settings().database
+    return Job.objects.using(using).filter(pk=_check_job_id(job_id)).first()
+
+
+def _require_job(job_id, using):
+    job = get_job(job_id, using=using)
+    if job is None:
+        raise JobNotFound(f"No hot job has id {job_id}.", job_id=job_id)
+    return job
+
+
+def cancel(job_id, *, using=None):
+    """available/running -> cancelled; a running worker's later writes are rejected (fenced).
+
+    Returns the updated Job. Raises JobNotFound, or InvalidJobState for a finished job."""
+    using = using or get_settings().database
+    job_id = _check_job_id(job_id)
+    if get_store(using).cancel_job(job_id) is None:
+        job = _require_job(job_id, using)
+        raise InvalidJobState(f"Job {job_id} is {job.state}; only available or running jobs can be cancelled.",
+                              job_id=job_id, state=job.state)
+    return _require_job(job_id, using)
+
+
+def retry(job_id, *, using=None):
+    """dead/cancelled -> available now (one more attempt if they were exhausted).
+
+    Returns the updated Job. Raises JobNotFound, or InvalidJobState for another state."""
+    using = using or get_settings().database
+    job_id = _check_job_id(job_id)
+    if get_store(using).retry_job(job_id) is None:
+        job = _require_job(job_id, using)
+        raise InvalidJobState(f"Job {job_id} is {job.state}; only dead or cancelled jobs can be retried.",
+                              job_id=job_id, state=job.state)
+    return _require_job(job_id, using)

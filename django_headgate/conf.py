@@ -1,0 +1,199 @@
+"""The ``HEADGATE`` settings dict: every field, its default and its allowed range, in one table.
+
+``get_settings()`` returns the validated values as a :class:`HeadgateSettings` (attribute names
+are the lower-cased field path: ``HEADGATE["HEARTBEAT"]["STALE_AFTER"]`` is
+``heartbeat_stale_after``). Durations are given as ``timedelta`` or a number of seconds and read
+back as float seconds. ``validate_settings()`` reports *every* invalid field at once; the system
+checks (``checks.py``) show that list, and ``get_settings()`` refuses to run on a bad one.
+"""
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.conf import settings as django_settings
+from django.core.exceptions import ImproperlyConfigured
+from django.core.signals import setting_changed
+from django.dispatch import receiver
+
+MINUTE = 60
+HOUR = 60 * MINUTE
+DAY = 24 * HOUR
+
+
+@dataclass(frozen=True)
+class Field:
+    """One setting: its path in the HEADGATE dict, default, kind and inclusive range."""
+
+    path: tuple
+    default: object
+    kind: str  # "int", "duration", "bool", "str", "mapping"
+    minimum: float | None = None
+    maximum: float | None = None
+    doc: str = ""
+
+    @property
+    def name(self):
+        return "HEADGATE" + "".join(f"[{part!r}]" for part in self.path)
+
+    @property
+    def attribute(self):
+        return "_".join(self.path).lower()
+
+
+FIELDS = (
+    Field(("DATABASE",), "default", "str", doc="Database alias that holds the Headgate tables."),
+    Field(("DEFAULT_QUEUE",), "default", "str", doc="Queue used when enqueue() names none."),
+    Field(("DEFAULT_MAX_ATTEMPTS",), 3, "int", 1, 100, "Attempts before a failing job is dead."),
+    Field(("LEASE_SECONDS",), 30, "duration", 5, DAY, "Lease a worker takes on a claimed job."),
+    Field(("RETRY_BACKOFF_BASE",), 2, "duration", 0, HOUR, "First retry delay; doubles per attempt."),
+    Field(("RETRY_BACKOFF_MAX",), HOUR, "duration", 1, 7 * DAY, "Upper bound of a retry delay."),
+    Field(("POLL_INTERVAL",), 1, "duration", 0.05, MINUTE, "Longest idle wait between claims."),
+    Field(("SHUTDOWN_TIMEOUT",), 30, "duration", 0, HOUR, "How long a stopping worker waits for jobs."),
+    Field(("OUTPUT_MAX_CHARS",), 65536, "int", 1024, 10_000_000, "Output kept per job (the tail)."),
+    Field(("VALIDATE_TASK_PATHS",), True, "bool", doc="Import the task path at enqueue."),
+    Field(("RETENTION_CLASSES",), {}, "mapping", doc="Retention classes registered at start-up."),
+    Field(("RESCUE", "INTERVAL"), 30, "duration", 1, HOUR, "Cadence of the lease-rescue duty."),
+    Field(("RESCUE", "BATCH_SIZE"), 500, "int", 1, 10_000, "Expired leases rescued per batch."),
+    Field(("SWEEP", "INTERVAL"), MINUTE, "duration", 1, DAY, "Cadence of the retention sweep."),
+    Field(("SWEEP", "BATCH_SIZE"), 500, "int", 50, 10_000, "Expired jobs removed per batch."),
+    Field(("ARCHIVE_PRUNE", "ENABLED"), False, "bool", doc="Prune expired closed archive months."),
+    Field(("ARCHIVE_PRUNE", "INTERVAL"), HOUR, "duration", MINUTE, 30 * DAY, "Archive prune cadence."),
+    Field(("HEARTBEAT", "INTERVAL"), 5, "duration", 1, MINUTE, "How often a worker renews its row."),
+    Field(("HEARTBEAT", "STALE_AFTER"), 15, "duration", 3, HOUR, "A worker is stale after this."),
+    Field(("HEARTBEAT", "RETENTION"), DAY, "duration", DAY, 3650 * DAY, "Stale rows kept this long."),
+    Field(("HEARTBEAT", "PRUNE_BATCH_SIZE"), 500, "int", 1, 5_000, "Rows deleted per prune call."),
+    Field(("HEARTBEAT", "PRUNE_INTERVAL"), DAY, "duration", HOUR, 30 * DAY, "Heartbeat prune cadence."),
+    Field(("HEARTBEAT", "ENABLED"), True, "bool", doc="False pauses heartbeat pruning."),
+)
+FIELDS_BY_PATH = {field.path: field for field in FIELDS}
+SECTIONS = {field.path[0] for field in FIELDS if len(field.path) == 2}
+
+
+class HeadgateSettings:
+    """Validated settings; one attribute per field (see ``Field.attribute``)."""
+
+    def __init__(self, values):
+        self.__dict__.update(values)
+
+    def __repr__(self):
+        return f"HeadgateSettings({self.__dict__!r})"
+
+
+def _describe_range(field):
+    unit = " seconds" if field.kind == "duration" else ""
+    kind = "an integer" if field.kind == "int" else "a duration (timedelta or seconds)"
+    return f"{kind} from {field.minimum:g} to {field.maximum:g}{unit}"
+
+
+def _convert(field, raw):
+    """Return (value, error message or None) for one raw setting value."""
+    if field.kind == "bool":
+        if isinstance(raw, bool):
+            return raw, None
+        return None, f"{field.name} must be True or False (got {raw!r})."
+    if field.kind == "str":
+        if isinstance(raw, str) and raw:
+            return raw, None
+        return None, f"{field.name} must be a non-empty string (got {raw!r})."
+    if field.kind == "mapping":
+        if isinstance(raw, dict):
+            return dict(raw), None
+        return None, f"{field.name} must be a dict (got {type(raw).__name__})."
+    if field.kind == "duration" and isinstance(raw, timedelta):
+        value = raw.total_seconds()
+    elif isinstance(raw, bool) or not isinstance(raw, (int, float)):
+        return None, f"{field.name} must be {_describe_range(field)} (got {raw!r})."
+    elif field.kind == "int" and not isinstance(raw, int):
+        return None, f"{field.name} must be {_describe_range(field)} (got {raw!r})."
+    else:
+        value = raw
+    if not field.minimum <= value <= field.maximum:
+        return None, f"{field.name} must be {_describe_range(field)} (got {raw!r})."
+    return (float(value) if field.kind == "duration" else value), None
+
+
+def _flatten(raw):
+    """Yield (path, value) for every leaf of the user's HEADGATE dict, sections included."""
+    for key, value in raw.items():
+        if key in SECTIONS and isinstance(value, dict):
+            for sub_key, sub_value in value.items():
+                yield (key, sub_key), sub_value
+        else:
+            yield (key,), value
+
+
+def validate_settings(raw=None):
+    """Validate a HEADGATE dict (default: ``settings.HEADGATE``).
+
+    Returns ``(values, errors)``: ``values`` maps attribute names to converted values (defaults
+    filled in), ``errors`` is a list of ``(field name, message)``, one per invalid field, all of them.
+    """
+    if raw is None:
+        raw = getattr(django_settings, "HEADGATE", {})
+    errors = []
+    if not isinstance(raw, dict):
+        return {}, [("HEADGATE", f"HEADGATE must be a dict (got {type(raw).__name__}).")]
+    values = {}
+    for field in FIELDS:
+        value, _ = _convert(field, field.default)
+        values[field.attribute] = value
+    for path, raw_value in _flatten(raw):
+        field = FIELDS_BY_PATH.get(path)
+        if field is None:
+            name = "HEADGATE" + "".join(f"[{p!r}]" for p in path)
+            known = ", ".join(sorted(f.name for f in FIELDS))
+            errors.append((name, f"{name} is not a Headgate setting. Known settings: {known}."))
+            continue
+        value, error = _convert(field, raw_value)
+        if error:
+            errors.append((field.name, error))
+        else:
+            values[field.attribute] = value
+    errors.extend(_cross_field_errors(values))
+    return values, errors
+
+
+def _cross_field_errors(values):
+    errors = []
+    stale = values.get("heartbeat_stale_after")
+    retention = values.get("heartbeat_retention")
+    if stale is not None and retention is not None and retention <= stale:
+        errors.append((
+            FIELDS_BY_PATH[("HEARTBEAT", "RETENTION")].name,
+            f"HEADGATE['HEARTBEAT']['RETENTION'] ({retention:g} s) must exceed "
+            f"HEADGATE['HEARTBEAT']['STALE_AFTER'] ({stale:g} s).",
+        ))
+    base, ceiling = values.get("retry_backoff_base"), values.get("retry_backoff_max")
+    if base is not None and ceiling is not None and base > ceiling:
+        errors.append((
+            FIELDS_BY_PATH[("RETRY_BACKOFF_BASE",)].name,
+            f"HEADGATE['RETRY_BACKOFF_BASE'] ({base:g} s) must not exceed "
+            f"HEADGATE['RETRY_BACKOFF_MAX'] ({ceiling:g} s).",
+        ))
+    return errors
+
+
+_cached = None
+
+
+def get_settings():
+    """Return the validated settings; raise ImproperlyConfigured listing every invalid field."""
+    global _cached
+    if _cached is None:
+        values, errors = validate_settings()
+        if errors:
+            raise ImproperlyConfigured(" ".join(message for _, message in errors))
+        _cached = HeadgateSettings(values)
+    return _cached
+
+
+def get_database_alias():
+    """The database alias that holds the Headgate tables (``HEADGATE["DATABASE"]``)."""
+    return get_settings().database
+
+
+@receiver(setting_changed)
+def _reset_cached_settings(setting, **kwargs):
+    global _cached
+    if setting == "HEADGATE":
+        _cached = None

@@ -1,0 +1,75 @@
+"""Every public error of django-headgate.
+
+One base class, :class:`HeadgateError`; a subclass's docstring is its default message and
+details travel as attributes (a ``reason`` code, a ``field`` name), never only in the text.
+"""
+
+
+class HeadgateError(Exception):
+    """A django-headgate error."""
+
+    def __init__(self, message=None, **details):
+        self.message = message or (self.__doc__ or "").strip()
+        for key, value in details.items():
+            setattr(self, key, value)
+        super().__init__(self.message)
+
+
+class InvalidJob(HeadgateError):
+    """The job is invalid and was not enqueued."""
+
+
+class UnknownTask(InvalidJob):
+    """The task path does not name an importable callable."""
+
+
+class InvalidArguments(InvalidJob):
+    """The job arguments are not JSON-serialisable."""
+
+
+class InvalidQueueName(InvalidJob):
+    """Queue names are 1 to 64 characters from [A-Za-z0-9_.-]."""
+
+
+class InvalidPriority(InvalidJob):
+    """Priority must be an integer from -100 to 100."""
+
+
+class InvalidRunAt(InvalidJob):
+    """run_at must be a timezone-aware datetime when USE_TZ is on."""
+
+
+class JobIdConflict(InvalidJob):
+    """A job with this id already exists."""
+
+
+class IdempotencyConflict(HeadgateError):
+    """A hot job already holds this unique_key with other arguments."""
+
+
+class UnknownRetentionClass(HeadgateError):
+    """The retention class is not registered."""
+
+
+class InvalidPolicy(HeadgateError):
+    """The policy is invalid and was not saved."""
+
+
+class StaleLease(HeadgateError):
+    """The fenced write was rejected: the lease moved on (the job was rescued or re-claimed)."""
+
+
+class JobNotFound(HeadgateError):
+    """No hot job has this id."""
+
+
+class InvalidJobState(HeadgateError):
+    """The job is not in a state that allows this operation."""
+
+
+class ArchivePruneRefused(HeadgateError):
+    """The archive month was not pruned."""
+
+
+class UnsupportedOnVendor(HeadgateError):
+    """This feature is not supported on this database vendor."""

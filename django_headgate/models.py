@@ -1,0 +1,157 @@
+"""Headgate's tables as Django models. Table names are part of the contract (DESIGN §4).
+
+The models are for reading, the admin and policies; the job lifecycle (claim, fenced writes,
+rescue, sweep) is written by ``store/`` only. No raw SQL here.
+"""
+
+from django.db import models
+
+
+class JobState(models.TextChoices):
+    AVAILABLE = "available"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    DEAD = "dead"
+    CANCELLED = "cancelled"
+
+
+TERMINAL_STATES = (JobState.SUCCEEDED, JobState.DEAD, JobState.CANCELLED)
+
+
+class JobQuerySet(models.QuerySet):
+    def available(self):
+        return self.filter(state=JobState.AVAILABLE)
+
+    def running(self):
+        return self.filter(state=JobState.RUNNING)
+
+    def finished(self):
+        return self.filter(state__in=TERMINAL_STATES)
+
+    def in_queue(self, queue):
+        return self.filter(queue=queue)
+
+
+class Job(models.Model):
+    """A job in the hot table ``headgate_job``."""
+
+    id = models.UUIDField(primary_key=True)
+    queue = models.CharField(max_length=64)
+    task = models.CharField(max_length=255)
+    args = models.JSONField(default=list)
+    kwargs = models.JSONField(default=dict)
+    priority = models.SmallIntegerField(default=0)
+    state = models.CharField(max_length=16, choices=JobState.choices, default=JobState.AVAILABLE)
+    run_at = models.DateTimeField()
+    attempts = models.IntegerField(default=0)
+    max_attempts = models.IntegerField()
+    lease_owner = models.CharField(max_length=200, null=True, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    fence = models.BigIntegerField(default=0)
+    unique_key = models.CharField(max_length=255, null=True, blank=True, unique=True)
+    fingerprint = models.CharField(max_length=64)
+    progress = models.JSONField(null=True, blank=True)
+    result = models.JSONField(null=True, blank=True)
+    output = models.TextField(null=True, blank=True)
+    errors = models.JSONField(default=list)
+    tags = models.JSONField(default=list)
+    retention_class = models.CharField(max_length=100)
+    created_at = models.DateTimeField()
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+
+    objects = JobQuerySet.as_manager()
+
+    class Meta:
+        db_table = "headgate_job"
+        ordering = ["-created_at"]
+        indexes = [
+            # Claim on named queues: state = 'available' AND queue IN (...) ORDER BY priority DESC, run_at.
+            models.Index(fields=["state", "queue", "-priority", "run_at"], name="headgate_job_claim_idx"),
+            # Claim on every queue, and rescue (state = 'running' AND lease_expires_at < now).
+            models.Index(fields=["state", "-priority", "run_at"], name="headgate_job_claim_any_idx"),
+            # Retention sweep: expires_at <= now (NULL for non-terminal and 'forever' rows).
+            models.Index(fields=["expires_at"], name="headgate_job_expires_idx"),
+        ]
+        permissions = [("view_job_payload", "Can view job arguments and results")]
+
+    def __str__(self):
+        return f"{self.task} [{self.state}] {self.id}"
+
+    @property
+    def is_terminal(self):
+        return self.state in TERMINAL_STATES
+
+
+class RetentionClass(models.Model):
+    """A named retention duration; immutable once registered. NULL duration keeps rows forever."""
+
+    key = models.CharField(max_length=100, primary_key=True)
+    duration = models.DurationField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "headgate_retention_class"
+        ordering = ["key"]
+
+    def __str__(self):
+        return self.key
+
+
+class QueueStoragePolicy(models.Model):
+    """How long a queue's terminal jobs stay in the hot table (NULL retention = forever)."""
+
+    queue = models.CharField(max_length=64, primary_key=True)
+    retention = models.DurationField(null=True, blank=True)
+    retention_class = models.CharField(max_length=100)
+    cleanup_batch_limit = models.IntegerField(null=True, blank=True)
+    paused = models.BooleanField(default=False)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "headgate_queue_policy"
+        ordering = ["queue"]
+        verbose_name_plural = "queue storage policies"
+
+    def __str__(self):
+        return self.queue
+
+
+class ArchivePolicy(models.Model):
+    """Opt-in cold archive for one queue: evicted jobs are copied and kept this long."""
+
+    queue = models.CharField(max_length=64, primary_key=True)
+    archive_retention = models.DurationField()
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "headgate_archive_policy"
+        ordering = ["queue"]
+        verbose_name_plural = "archive policies"
+
+    def __str__(self):
+        return self.queue
+
+
+class WorkerHeartbeat(models.Model):
+    """One row per worker ID, renewed by the live worker process that owns it."""
+
+    worker_id = models.CharField(max_length=200, primary_key=True)
+    instance_id = models.UUIDField()
+    hostname = models.CharField(max_length=255)
+    pid = models.IntegerField()
+    queues = models.JSONField(default=list)
+    started_at = models.DateTimeField()
+    last_heartbeat_at = models.DateTimeField()
+
+    class Meta:
+        db_table = "headgate_worker_heartbeat"
+        ordering = ["worker_id"]
+        indexes = [
+            # Heartbeat prune: oldest first, last_heartbeat_at < now - retention.
+            models.Index(fields=["last_heartbeat_at"], name="headgate_heartbeat_last_idx"),
+        ]
+
+    def __str__(self):
+        return self.worker_id

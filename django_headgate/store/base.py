@@ -1,0 +1,232 @@
+"""The store contract: one documented method per operation, and capability flags.
+
+A vendor module (``postgresql.py``, ``mysql.py``, ``sqlite.py``) subclasses :class:`BaseStore`,
+holds its SQL as named module constants and implements the abstract methods. Callers never
+test the vendor: they read the ``supports_*`` flags, and a missing feature raises
+``UnsupportedOnVendor``.
+
+Rules every implementation keeps:
+- times come from the database clock (``now()`` / ``UTC_TIMESTAMP(6)`` / ``strftime('now')``);
+- every worker write is fenced by ``(id, fence)`` and ``state = 'running'``; a write that matches
+  no row raises ``StaleLease`` and changes nothing;
+- values are bound parameters; identifiers come from closed sets in this package.
+"""
+
+import hashlib
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import connections, transaction
+from django.db.models import UUIDField
+
+from ..exceptions import StaleLease, UnsupportedOnVendor
+
+
+@dataclass(frozen=True, slots=True)
+class NewJob:
+    """A validated job ready to insert; JSON fields are already serialised text."""
+
+    id: object
+    queue: str
+    task: str
+    args_json: str
+    kwargs_json: str
+    priority: int
+    run_at: datetime | None  # absolute start time, or None for now + delay_seconds
+    delay_seconds: float
+    max_attempts: int
+    unique_key: str | None
+    fingerprint: str
+    tags_json: str
+    retention_class: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimedJob:
+    """A job this worker now leases. ``attempt`` counts this run; ``fence`` guards its writes."""
+
+    id: object
+    queue: str
+    task: str
+    args_json: str
+    kwargs_json: str
+    attempt: int
+    max_attempts: int
+    fence: int
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """A successful run to acknowledge: result is JSON text or None."""
+
+    job_id: object
+    fence: int
+    result_json: str | None
+
+
+def lock_key(name):
+    """A stable signed 64-bit key for an advisory lock name (PostgreSQL takes a bigint)."""
+    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
+
+
+class BaseStore:
+    """Contract for one database alias. Subclasses set ``vendor`` and implement every operation."""
+
+    vendor = None
+    #: Claims skip rows locked by other workers (``FOR UPDATE SKIP LOCKED``).
+    supports_skip_locked = False
+    #: Idle workers can be woken by ``LISTEN``/``NOTIFY``.
+    supports_listen_notify = False
+    #: Advisory locks are held cluster-wide (not just inside this process).
+    supports_cluster_locks = False
+
+    def __init__(self, alias):
+        self.alias = alias
+        self._uuid_field = UUIDField()
+
+    @property
+    def connection(self):
+        return connections[self.alias]
+
+    def cursor(self):
+        return self.connection.cursor()
+
+    def atomic(self):
+        return transaction.atomic(using=self.alias)
+
+    # -- value conversion at the driver boundary ---------------------------------------------
+
+    def db_uuid(self, value):
+        return self._uuid_field.get_db_prep_value(value, self.connection)
+
+    def db_datetime(self, value):
+        return self.connection.ops.adapt_datetimefield_value(value)
+
+    def from_db_uuid(self, value):
+        return self._uuid_field.to_python(value)
+
+    def from_db_datetime(self, value):
+        """Driver value of a datetime column -> aware datetime (PostgreSQL needs nothing)."""
+        return value
+
+    def fenced(self, cursor, job_id, fence):
+        """Raise StaleLease when the fenced statement just executed matched no row."""
+        if cursor.rowcount == 0:
+            raise StaleLease(
+                f"Job {job_id}: fence {fence} is stale; the write was rejected.",
+                job_id=job_id,
+                fence=fence,
+            )
+
+    # -- clock --------------------------------------------------------------------------------
+
+    def now(self):
+        """The store clock: the database's current UTC time as an aware datetime."""
+        with self.cursor() as cursor:
+            cursor.execute(self.SQL_NOW)
+            return self.from_db_datetime(cursor.fetchone()[0])
+
+    # -- enqueue ------------------------------------------------------------------------------
+
+    def insert_job(self, job):
+        """Insert one job in the caller's transaction and wake idle workers on commit.
+
+        Returns ``(created_at, run_at)``, or ``None`` when ``job.unique_key`` is already held by
+        a hot row (nothing was written). Raises ``JobIdConflict`` for a duplicate ``id``.
+        """
+        raise NotImplementedError("subclasses of BaseStore must provide insert_job()")
+
+    def insert_jobs(self, jobs):
+        """Insert many jobs without unique keys in the caller's transaction, in bounded statements."""
+        raise NotImplementedError("subclasses of BaseStore must provide insert_jobs()")
+
+    # -- operator actions (not fenced: they act on the current row) ---------------------------
+
+    def cancel_job(self, job_id):
+        """available/running -> cancelled. Returns the new state, or None when no row changed."""
+        raise NotImplementedError("subclasses of BaseStore must provide cancel_job()")
+
+    def retry_job(self, job_id):
+        """dead/cancelled -> available now, with one more attempt when they were exhausted.
+
+        Returns the new state, or None when no row changed."""
+        raise NotImplementedError("subclasses of BaseStore must provide retry_job()")
+
+    def get_job_state(self, job_id):
+        """The job's state, or None when no hot row has this id."""
+        with self.cursor() as cursor:
+            cursor.execute(self.SQL_GET_STATE, [self.db_uuid(job_id)])
+            row = cursor.fetchone()
+        return row[0] if row else None
+
+    # -- worker: claim, lease, acknowledge ----------------------------------------------------
+
+    def claim_jobs(self, worker_id, queues, limit, lease_seconds):
+        """Lease up to ``limit`` ready jobs (highest priority, then oldest run_at) to ``worker_id``.
+
+        ``queues`` None means every queue. Each claimed row gets ``fence + 1``, ``attempts + 1``
+        and a lease of ``lease_seconds`` from the store clock. Returns a list of ClaimedJob.
+        """
+        raise NotImplementedError("subclasses of BaseStore must provide claim_jobs()")
+
+    def renew_leases(self, worker_id, leases, lease_seconds):
+        """Extend the leases ``[(job_id, fence), ...]`` still held; return the set of renewed ids."""
+        raise NotImplementedError("subclasses of BaseStore must provide renew_leases()")
+
+    def complete_jobs(self, completions):
+        """Mark each Completion succeeded (fenced). Returns the set of accepted job ids; the
+        others were stale and changed nothing."""
+        raise NotImplementedError("subclasses of BaseStore must provide complete_jobs()")
+
+    def fail_job(self, job_id, fence, error_json, retry_delay_seconds, give_up=False):
+        """Record a failed attempt (fenced): back to available after ``retry_delay_seconds``, or
+        ``dead`` when attempts are exhausted or ``give_up``. Returns the new state; raises StaleLease."""
+        raise NotImplementedError("subclasses of BaseStore must provide fail_job()")
+
+    def set_progress(self, job_id, fence, progress_json):
+        """Replace the job's progress (fenced); raises StaleLease."""
+        with self.cursor() as cursor:
+            cursor.execute(self.SQL_SET_PROGRESS, [progress_json, self.db_uuid(job_id), fence])
+            self.fenced(cursor, job_id, fence)
+
+    def append_output(self, job_id, fence, text, max_chars):
+        """Append to the job's output, keeping the last ``max_chars`` characters (fenced)."""
+        with self.cursor() as cursor:
+            cursor.execute(self.SQL_APPEND_OUTPUT, [text, max_chars, self.db_uuid(job_id), fence])
+            self.fenced(cursor, job_id, fence)
+
+    # -- maintenance --------------------------------------------------------------------------
+
+    def rescue_expired(self, limit):
+        """Release up to ``limit`` running jobs whose lease has expired: back to available, or
+        dead when attempts are exhausted; the lapse is recorded in ``errors``. Skips rows locked
+        by others where the vendor can. Returns the number of rows rescued."""
+        raise NotImplementedError("subclasses of BaseStore must provide rescue_expired()")
+
+    @contextmanager
+    def singleton_lock(self, name):
+        """Try, without waiting, to take the cluster-wide lock ``name``; yield True if taken."""
+        raise NotImplementedError("subclasses of BaseStore must provide singleton_lock()")
+        yield  # pragma: no cover
+
+    # -- worker heartbeats --------------------------------------------------------------------
+
+    def register_heartbeat(self, worker_id, instance_id, hostname, pid, queues_json):
+        """Create or take over the heartbeat row of ``worker_id`` for this process instance."""
+        raise NotImplementedError("subclasses of BaseStore must provide register_heartbeat()")
+
+    def renew_heartbeat(self, worker_id, instance_id):
+        """Touch our heartbeat row; False when it is gone or owned by another instance."""
+        with self.cursor() as cursor:
+            cursor.execute(self.SQL_RENEW_HEARTBEAT, [worker_id, self.db_uuid(instance_id)])
+            return cursor.rowcount == 1
+
+    def delete_heartbeat(self, worker_id, instance_id):
+        """Remove our own heartbeat row on a clean exit."""
+        with self.cursor() as cursor:
+            cursor.execute(self.SQL_DELETE_HEARTBEAT, [worker_id, self.db_uuid(instance_id)])
+
+    def listen_for_jobs(self, wake, stop):
+        """Blocking wake-up loop for a listener thread (only where ``supports_listen_notify``)."""
+        raise UnsupportedOnVendor(f"LISTEN/NOTIFY is not available on {self.vendor}.", vendor=self.vendor)

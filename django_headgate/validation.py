@@ -1,0 +1,131 @@
+"""Input grammar shared by the API, the admin forms and the commands. No database access.
+
+Each ``check_*`` function returns the normalised value or raises the matching ``HeadgateError``
+subclass, so every entry point refuses bad input the same way before anything is written.
+"""
+
+import functools
+import hashlib
+import json
+import re
+from datetime import datetime
+
+from django.conf import settings
+from django.utils import timezone
+from django.utils.module_loading import import_string
+
+from .exceptions import (
+    InvalidArguments,
+    InvalidJob,
+    InvalidPriority,
+    InvalidQueueName,
+    InvalidRunAt,
+    UnknownTask,
+)
+
+QUEUE_NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+PRIORITY_MIN, PRIORITY_MAX = -100, 100
+MAX_ATTEMPTS_MIN, MAX_ATTEMPTS_MAX = 1, 1000
+UNIQUE_KEY_MAX_LENGTH = 255
+TAG_MAX_LENGTH = 100
+
+
+def check_queue_name(queue):
+    if not isinstance(queue, str) or not QUEUE_NAME_RE.fullmatch(queue):
+        raise InvalidQueueName(
+            f"Invalid queue name {queue!r}: use 1 to 64 characters from [A-Za-z0-9_.-].",
+            queue=queue,
+        )
+    return queue
+
+
+def check_priority(priority):
+    if isinstance(priority, bool) or not isinstance(priority, int) or not (
+        PRIORITY_MIN <= priority <= PRIORITY_MAX
+    ):
+        raise InvalidPriority(
+            f"Invalid priority {priority!r}: must be an integer from {PRIORITY_MIN} to {PRIORITY_MAX}.",
+            priority=priority,
+        )
+    return priority
+
+
+def check_max_attempts(max_attempts):
+    if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or not (
+        MAX_ATTEMPTS_MIN <= max_attempts <= MAX_ATTEMPTS_MAX
+    ):
+        raise InvalidJob(
+            f"Invalid max_attempts {max_attempts!r}: must be an integer from "
+            f"{MAX_ATTEMPTS_MIN} to {MAX_ATTEMPTS_MAX}."
+        )
+    return max_attempts
+
+
+def check_task_path(task, *, import_it):
+    """Check the dotted path's shape, and (when ``import_it``) that it names a callable."""
+    if not isinstance(task, str) or "." not in task or len(task) > 255:
+        raise UnknownTask(f"Invalid task path {task!r}: expected 'package.module.function'.", task=task)
+    if import_it:
+        resolve_task(task)
+    return task
+
+
+@functools.lru_cache(maxsize=1024)
+def resolve_task(task):
+    """Import the task's callable; raise UnknownTask when the path does not name one."""
+    try:
+        func = import_string(task)
+    except ImportError as exc:
+        raise UnknownTask(f"Unknown task path {task!r}: {exc}", task=task) from None
+    if not callable(func):
+        raise UnknownTask(f"Task path {task!r} does not name a callable.", task=task)
+    return func
+
+
+def dump_json(value, what):
+    """Serialise ``value`` to canonical JSON text, or raise InvalidArguments naming ``what``."""
+    try:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise InvalidArguments(f"{what} must be JSON-serialisable: {exc}") from None
+
+
+def check_args(args, kwargs):
+    """Return (args list, kwargs dict, args JSON, kwargs JSON)."""
+    if isinstance(args, (str, bytes, dict)) or not hasattr(args, "__iter__"):
+        raise InvalidArguments(f"args must be a list or tuple (got {type(args).__name__}).")
+    if not isinstance(kwargs, dict) or not all(isinstance(k, str) for k in kwargs):
+        raise InvalidArguments("kwargs must be a dict with string keys.")
+    args = list(args)
+    return args, kwargs, dump_json(args, "args"), dump_json(kwargs, "kwargs")
+
+
+def fingerprint(task, args_json, kwargs_json):
+    """SHA-256 of the canonical task + args + kwargs: what idempotent replay compares."""
+    return hashlib.sha256(f"{task}\n{args_json}\n{kwargs_json}".encode()).hexdigest()
+
+
+def check_run_at(run_at):
+    if run_at is None:
+        return None
+    if not isinstance(run_at, datetime):
+        raise InvalidRunAt(f"run_at must be a datetime (got {type(run_at).__name__}).")
+    if settings.USE_TZ and timezone.is_naive(run_at):
+        raise InvalidRunAt("run_at is naive but USE_TZ is on: pass a timezone-aware datetime.")
+    return run_at
+
+
+def check_unique_key(unique_key):
+    if unique_key is None:
+        return None
+    if not isinstance(unique_key, str) or not 1 <= len(unique_key) <= UNIQUE_KEY_MAX_LENGTH:
+        raise InvalidJob(f"unique_key must be a string of 1 to {UNIQUE_KEY_MAX_LENGTH} characters.")
+    return unique_key
+
+
+def check_tags(tags):
+    tags = list(tags or ())
+    for tag in tags:
+        if not isinstance(tag, str) or not 1 <= len(tag) <= TAG_MAX_LENGTH:
+            raise InvalidJob(f"Tags must be strings of 1 to {TAG_MAX_LENGTH} characters (got {tag!r}).")
+    return tags

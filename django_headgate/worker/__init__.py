@@ -1,0 +1,6 @@
+"""The worker: claim loop, executor threads, lease renewal, wake-ups and clean shutdown."""
+
+from .context import JobContext, current_job
+from .worker import Worker, WorkerStats
+
+__all__ = ["JobContext", "current_job", "Worker", "WorkerStats"]

@@ -1,0 +1,17 @@
+"""Retry delays: exponential backoff with jitter (no database, unit-tested)."""
+
+import random
+
+JITTER_FRACTION = 0.25
+
+
+def retry_delay_seconds(attempt, base_seconds, max_seconds, rng=random):
+    """Delay before the retry that follows failed ``attempt`` (1-based).
+
+    ``base * 2**(attempt - 1)``, capped at ``max_seconds``, then spread by +/- 25 % so that
+    jobs failing together do not retry together. Never negative, never above ``max_seconds``.
+    """
+    exponential = base_seconds * (2 ** min(attempt - 1, 62))
+    capped = min(exponential, max_seconds)
+    spread = capped * JITTER_FRACTION
+    return max(0.0, min(max_seconds, capped + rng.uniform(-spread, spread)))

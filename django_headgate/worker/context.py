@@ -1,0 +1,49 @@
+"""``current_job()``: what a running task knows about itself, and its fenced writes."""
+
+import json
+import threading
+from dataclasses import dataclass
+
+_local = threading.local()
+
+
+@dataclass(frozen=True)
+class JobContext:
+    """The job running in this thread. Its writes carry ``(job_id, fence)``: when the lease has
+    moved on (rescued, re-claimed, cancelled) they raise ``StaleLease`` and change nothing."""
+
+    job_id: object
+    queue: str
+    task: str
+    attempt: int
+    max_attempts: int
+    fence: int
+    worker_id: str
+    _store: object
+    _output_max_chars: int
+
+    def set_progress(self, progress):
+        """Replace the job's progress with any JSON-serialisable value."""
+        from ..validation import dump_json
+
+        self._store.set_progress(self.job_id, self.fence, dump_json(progress, "progress"))
+
+    def append_output(self, text):
+        """Append text to the job's output (the last OUTPUT_MAX_CHARS characters are kept)."""
+        self._store.append_output(self.job_id, self.fence, str(text), self._output_max_chars)
+
+
+def current_job():
+    """The JobContext of the job running in this thread, or None outside a job."""
+    return getattr(_local, "job", None)
+
+
+def _set_current_job(context):
+    _local.job = context
+
+
+def json_result(value):
+    """Serialise a task's return value; raises TypeError/ValueError when it is not JSON."""
+    if value is None:
+        return None
+    return json.dumps(value, allow_nan=False)

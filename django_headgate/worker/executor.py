@@ -1,0 +1,104 @@
+"""Runs claimed jobs on a fixed set of daemon threads and reports each outcome.
+
+Daemon threads (not ``ThreadPoolExecutor``) so that a worker whose shutdown timeout has passed
+can exit while a job still runs: that job's lease expires and the rescue duty releases it.
+"""
+
+import json
+import logging
+import queue
+import threading
+import traceback
+from dataclasses import dataclass
+
+from django.db import connections
+
+from ..exceptions import UnknownTask
+from ..validation import resolve_task
+from .context import JobContext, _set_current_job, json_result
+
+logger = logging.getLogger(__name__)
+
+TRACEBACK_MAX_CHARS = 4000
+MESSAGE_MAX_CHARS = 1000
+
+
+@dataclass(slots=True)
+class Outcome:
+    """How one run ended: a JSON result, or an error description (and whether to stop retrying)."""
+
+    claimed: object
+    result_json: str | None = None
+    error: dict | None = None
+    give_up: bool = False
+
+    @property
+    def succeeded(self):
+        return self.error is None
+
+
+def describe_error(exc, attempt):
+    """The ``errors`` entry of a failed attempt (the store adds the store-clock ``at``)."""
+    text = "".join(traceback.format_exception(exc))
+    return {
+        "attempt": attempt,
+        "type": type(exc).__qualname__,
+        "message": str(exc)[:MESSAGE_MAX_CHARS],
+        "traceback": text[-TRACEBACK_MAX_CHARS:],
+    }
+
+
+def run_job(claimed, store, worker_id, output_max_chars):
+    """Call the job's task with its arguments; never raises. Returns an Outcome."""
+    _set_current_job(JobContext(
+        claimed.id, claimed.queue, claimed.task, claimed.attempt, claimed.max_attempts,
+        claimed.fence, worker_id, store, output_max_chars,
+    ))
+    try:
+        func = resolve_task(claimed.task)
+        value = func(*json.loads(claimed.args_json), **json.loads(claimed.kwargs_json))
+        try:
+            return Outcome(claimed, result_json=json_result(value))
+        except (TypeError, ValueError) as exc:
+            # Retrying cannot make a result serialisable.
+            error = TypeError(f"The task's return value is not JSON-serialisable: {exc}")
+            return Outcome(claimed, error=describe_error(error, claimed.attempt), give_up=True)
+    except BaseException as exc:  # a task's failure, whatever it is, is the job's outcome
+        return Outcome(claimed, error=describe_error(exc, claimed.attempt),
+                       give_up=isinstance(exc, UnknownTask))
+    finally:
+        _set_current_job(None)
+        for connection in connections.all(initialized_only=True):
+            connection.close_if_unusable_or_obsolete()
+
+
+class JobThreads:
+    """``concurrency`` daemon threads; ``submit(claimed)`` runs a job, ``on_done(outcome)`` reports it."""
+
+    def __init__(self, concurrency, store, worker_id, output_max_chars, on_done):
+        self._jobs = queue.SimpleQueue()
+        self._store = store
+        self._worker_id = worker_id
+        self._output_max_chars = output_max_chars
+        self._on_done = on_done
+        self._threads = [
+            threading.Thread(target=self._serve, name=f"headgate-job-{n}", daemon=True)
+            for n in range(concurrency)
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def submit(self, claimed):
+        self._jobs.put(claimed)
+
+    def _serve(self):
+        while True:
+            claimed = self._jobs.get()
+            if claimed is None:
+                return
+            self._on_done(run_job(claimed, self._store, self._worker_id, self._output_max_chars))
+
+    def stop(self):
+        """Let idle threads exit; busy ones finish their job first (they are daemons)."""
+        for _ in self._threads:
+            self._jobs.put(None)
