@@ -11,13 +11,19 @@ env = environ.Env()
 
 DATABASE_URL = os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'headgate-test.sqlite3'}")
 DATABASES = {"default": env.db_url_config(DATABASE_URL)}
+# A test database of this run's own, so that parallel runs on one server never collide.
+# Worker subprocesses of acceptance tests are pointed at it through HG_TEST_DB_NAME.
+TEST_DB_SUFFIX = os.environ.get("HG_TEST_DB_SUFFIX", str(os.getpid()))
+if os.environ.get("HG_TEST_DB_NAME"):
+    DATABASES["default"]["NAME"] = os.environ["HG_TEST_DB_NAME"]
+DATABASES["default"]["TEST"] = {"NAME": f"test_headgate_{TEST_DB_SUFFIX}"}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"] = {
         "timeout": 30,
         "transaction_mode": "IMMEDIATE",
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
-    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / f"test-headgate-{os.getpid()}.sqlite3")}
+    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / f"test-headgate-{TEST_DB_SUFFIX}.sqlite3")}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.mysql":
     DATABASES["default"].setdefault("OPTIONS", {})["charset"] = "utf8mb4"
 

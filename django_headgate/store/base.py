@@ -110,14 +110,15 @@ class BaseStore:
         """Driver value of a datetime column -> aware datetime (PostgreSQL needs nothing)."""
         return value
 
+    @staticmethod
+    def stale_lease(job_id, fence):
+        return StaleLease(f"Job {job_id}: fence {fence} is stale; the write was rejected.",
+                          job_id=job_id, fence=fence)
+
     def fenced(self, cursor, job_id, fence):
         """Raise StaleLease when the fenced statement just executed matched no row."""
         if cursor.rowcount == 0:
-            raise StaleLease(
-                f"Job {job_id}: fence {fence} is stale; the write was rejected.",
-                job_id=job_id,
-                fence=fence,
-            )
+            raise self.stale_lease(job_id, fence)
 
     # -- clock --------------------------------------------------------------------------------
 

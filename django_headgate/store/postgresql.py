@@ -293,7 +293,7 @@ class PostgreSQLStore(BaseStore):
         with self.cursor() as cursor:
             cursor.execute(SQL_REGISTER_HEARTBEAT, [worker_id, instance_id, hostname, pid, queues_json])
 
-    def listen_for_jobs(self, wake, stop, timeout=1.0):
+    def listen_for_jobs(self, wake, stop, timeout=0.2):
         """Blocking loop for a listener thread: LISTEN, then set ``wake`` on every NOTIFY until
         ``stop`` is set. Uses this thread's own connection (autocommit, so LISTEN applies now)."""
         connection = connections[self.alias]

@@ -16,7 +16,7 @@ logger = logging.getLogger(__name__)
 
 class LeaseKeeper(threading.Thread):
     def __init__(self, *, store, worker_id, instance_id, lease_seconds, heartbeat_seconds,
-                 held_leases, register_heartbeat, on_lease_lost, extra_duty=None):
+                 held_leases, register_heartbeat, on_lease_lost):
         super().__init__(name="headgate-lease-keeper", daemon=True)
         self.store = store
         self.worker_id = worker_id
@@ -27,7 +27,6 @@ class LeaseKeeper(threading.Thread):
         self.held_leases = held_leases  # callable -> [(job_id, fence), ...]
         self.register_heartbeat = register_heartbeat
         self.on_lease_lost = on_lease_lost
-        self.extra_duty = extra_duty  # callable run on every tick (maintenance inside a worker)
         self.stopped = threading.Event()
 
     def run(self):
@@ -41,8 +40,6 @@ class LeaseKeeper(threading.Thread):
                 if now >= next_heartbeat:
                     self.renew_heartbeat()
                     next_heartbeat = now + self.heartbeat_every
-                if self.extra_duty is not None:
-                    self.extra_duty()
             except DatabaseError:
                 logger.exception("Lease keeper could not reach the database; retrying.",
                                  extra={"action": "keeper_error", "worker_id": self.worker_id})

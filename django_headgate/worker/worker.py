@@ -58,7 +58,7 @@ class Worker:
     """A worker process's jobs. ``run()`` blocks until stopped, drained (``burst``) or ``max_jobs``."""
 
     def __init__(self, *, queues=None, concurrency=4, worker_id=None, burst=False, max_jobs=None,
-                 lease_seconds=None, using=None, on_status=None, extra_duty=None):
+                 lease_seconds=None, using=None, on_status=None, maintenance=None):
         conf = get_settings()
         self.conf = conf
         self.store = get_store(using or conf.database)
@@ -70,7 +70,7 @@ class Worker:
         self.max_jobs = max_jobs
         self.lease_seconds = lease_seconds or conf.lease_seconds
         self.on_status = on_status
-        self.extra_duty = extra_duty
+        self.maintenance = maintenance  # a MaintenanceRunner run on its own thread, or None
         self.stats = WorkerStats()
         self._running = {}  # job id -> ClaimedJob
         self._finished = deque()  # Outcomes waiting for acknowledgement
@@ -99,10 +99,11 @@ class Worker:
             store=self.store, worker_id=self.worker_id, instance_id=self.instance_id,
             lease_seconds=self.lease_seconds, heartbeat_seconds=self.conf.heartbeat_interval,
             held_leases=self._held_leases, register_heartbeat=self.register_heartbeat,
-            on_lease_lost=self._lease_lost, extra_duty=self.extra_duty,
+            on_lease_lost=self._lease_lost,
         )
         keeper.start()
         listener = self._start_listener()
+        maintenance = self._start_maintenance()
         logger.info("Worker started.", extra={**self._log, "action": "worker_start",
                                               "queues": self.queues, "concurrency": self.concurrency})
         try:
@@ -112,6 +113,9 @@ class Worker:
             threads.stop()
             keeper.stop()
             self._stopping.set()
+            if maintenance is not None:
+                self.maintenance.stop()
+                maintenance.join(timeout=5)
             if listener is not None:
                 listener.join(timeout=2)
             keeper.join(timeout=5)
@@ -264,6 +268,14 @@ class Worker:
             return None
         thread = threading.Thread(target=self.store.listen_for_jobs, name="headgate-listener",
                                   args=(self._wake, self._stopping), daemon=True)
+        thread.start()
+        return thread
+
+    def _start_maintenance(self):
+        if self.maintenance is None:
+            return None
+        thread = threading.Thread(target=self.maintenance.run_forever, name="headgate-maintenance",
+                                  daemon=True)
         thread.start()
         return thread
 

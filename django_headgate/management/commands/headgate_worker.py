@@ -1,0 +1,115 @@
+"""``manage.py headgate_worker``: run jobs until stopped (SIGTERM/SIGINT), drained or max-jobs."""
+
+import argparse
+import logging
+import os
+import signal
+
+from django.core.management.base import BaseCommand, CommandError
+
+from ...validation import QUEUE_NAME_RE
+from ...worker import Worker
+
+VERBOSITY_LOG_LEVELS = {0: logging.ERROR, 1: logging.WARNING, 2: logging.INFO, 3: logging.DEBUG}
+
+
+def queue_list(value):
+    queues = [q.strip() for q in value.split(",") if q.strip()]
+    bad = [q for q in queues if not QUEUE_NAME_RE.fullmatch(q)]
+    if not queues or bad:
+        raise argparse.ArgumentTypeError(
+            f"invalid queue name(s) {bad or value!r}: comma-separated names of 1 to 64 characters "
+            "from [A-Za-z0-9_.-]"
+        )
+    return queues
+
+
+def bounded_int(low, high):
+    def parse(value):
+        try:
+            number = int(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{value!r} is not an integer") from None
+        if not low <= number <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low} to {high} (got {number})")
+        return number
+
+    return parse
+
+
+def lease_seconds(value):
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+    if not 5 <= seconds <= 86400:
+        raise argparse.ArgumentTypeError(f"must be from 5 to 86400 seconds (got {value})")
+    return seconds
+
+
+class Command(BaseCommand):
+    help = "Run Headgate jobs: claim, execute in threads, renew leases, exit cleanly on SIGTERM/SIGINT."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--queues", type=queue_list, default=None,
+                            help="Comma-separated queues to claim from (default: every queue).")
+        parser.add_argument("--concurrency", type=bounded_int(1, 256), default=4,
+                            help="Jobs run at once, one thread each (default 4).")
+        parser.add_argument("--worker-id", default=None,
+                            help="Stable worker identity (default: hostname-pid).")
+        parser.add_argument("--burst", action="store_true", help="Exit when no job is ready.")
+        parser.add_argument("--max-jobs", type=bounded_int(1, 10**9), default=None,
+                            help="Exit after claiming this many jobs (and finishing them).")
+        parser.add_argument("--lease-seconds", type=lease_seconds, default=None,
+                            help="Lease per claimed job (default HEADGATE['LEASE_SECONDS']).")
+        parser.add_argument("--with-maintenance", action="store_true",
+                            help="Also run the maintenance duties on their cadence.")
+        parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                            help="One-line status every few seconds (default: when stdout is a terminal).")
+
+    def handle(self, *args, **options):
+        logging.getLogger("django_headgate").setLevel(VERBOSITY_LOG_LEVELS.get(options["verbosity"], logging.INFO))
+        if options["worker_id"] is not None and not 1 <= len(options["worker_id"]) <= 200:
+            raise CommandError("--worker-id must be 1 to 200 characters.")
+        show_progress = options["progress"]
+        if show_progress is None:
+            show_progress = self.stdout.isatty()
+        maintenance = self._maintenance(options) if options["with_maintenance"] else None
+        worker = Worker(
+            queues=options["queues"], concurrency=options["concurrency"],
+            worker_id=options["worker_id"], burst=options["burst"], max_jobs=options["max_jobs"],
+            lease_seconds=options["lease_seconds"],
+            on_status=self._print_status if show_progress else None,
+            maintenance=maintenance,
+        )
+        self._install_signal_handlers(worker)
+        stats = worker.run()
+        if show_progress:
+            self.stdout.write("")
+        self.stdout.write(
+            f"headgate_worker {worker.worker_id}: {stats.succeeded} succeeded, {stats.retried} retried, "
+            f"{stats.dead} dead, {stats.stale} rejected as stale."
+        )
+
+    def _maintenance(self, options):
+        from ...maintenance.runner import MaintenanceRunner
+
+        return MaintenanceRunner(own_identity=None)
+
+    def _install_signal_handlers(self, worker):
+        def handle(signum, frame):
+            if worker.is_stopping:
+                # Second signal: stop now; running jobs' leases expire and are rescued.
+                self.stderr.write("Second signal: exiting without waiting for running jobs.")
+                os._exit(1)
+            self.stderr.write(f"{signal.Signals(signum).name}: stopping after running jobs finish.")
+            worker.request_stop()
+
+        signal.signal(signal.SIGTERM, handle)
+        signal.signal(signal.SIGINT, handle)
+
+    def _print_status(self, stats, running):
+        line = (f"running {running:>3}  done {stats.succeeded:>7}  failed {stats.retried + stats.dead:>5}  "
+                f"stale {stats.stale:>3}  {stats.rate():8.1f} jobs/s")
+        self.stdout.write(f"\r{line}", ending="")
+        self.stdout.flush()

@@ -1,0 +1,275 @@
+"""SQLite store: the embedded development default.
+
+SQLite has one writer at a time, so claims need no SKIP LOCKED: the claim is a single
+``UPDATE ... WHERE id IN (SELECT ... LIMIT n) RETURNING`` and writers queue on the database lock
+(set ``OPTIONS = {"timeout": 30, "transaction_mode": "IMMEDIATE"}`` and WAL). Times are text in
+Django's format (UTC); the store clock is ``strftime('%Y-%m-%d %H:%M:%f', 'now')``. There is no
+LISTEN/NOTIFY and no cluster-wide lock: singleton duties are exclusive only within a process.
+"""
+
+import threading
+from contextlib import contextmanager
+from datetime import timezone
+
+from django.db import IntegrityError
+from django.utils.dateparse import parse_datetime
+
+from ..exceptions import JobIdConflict
+from .base import BaseStore, ClaimedJob
+
+NOW = "strftime('%Y-%m-%d %H:%M:%f', 'now')"
+# now + a bound modifier such as '+2.500 seconds'
+NOW_PLUS = "strftime('%Y-%m-%d %H:%M:%f', 'now', {modifier})"
+JOB_COLUMNS = (
+    "id, queue, task, args, kwargs, priority, state, run_at, attempts, max_attempts, fence, "
+    "unique_key, fingerprint, errors, tags, retention_class, created_at"
+)
+# The expires_at of a job turning terminal now (durations are integer microseconds; NULL =
+# forever makes the modifier NULL and so the result NULL).
+EXPIRES_NOW = NOW_PLUS.format(modifier=(
+    "(SELECT '+' || (rc.duration / 1000000.0) || ' seconds' FROM headgate_retention_class rc "
+    "WHERE rc.\"key\" = headgate_job.retention_class)"
+))
+APPEND_ERROR = f"json_insert(errors, '$[#]', json_set({{error}}, '$.at', {NOW}))"
+
+SQL_NOW = f"SELECT {NOW}"
+SQL_GET_STATE = "SELECT state FROM headgate_job WHERE id = %s"
+
+SQL_INSERT_JOB_ROW = (
+    f"(%s, %s, %s, %s, %s, %s, 'available', COALESCE(%s, {NOW_PLUS.format(modifier='%s')}), "
+    f"0, %s, 0, %s, %s, '[]', %s, %s, {NOW})"
+)
+SQL_INSERT_JOBS_HEAD = f"INSERT INTO headgate_job ({JOB_COLUMNS}) VALUES "
+SQL_INSERT_JOB = (
+    SQL_INSERT_JOBS_HEAD + SQL_INSERT_JOB_ROW + " ON CONFLICT (unique_key) DO NOTHING RETURNING created_at, run_at"
+)
+
+SQL_CANCEL = f"""
+UPDATE headgate_job
+SET state = 'cancelled', finished_at = {NOW}, expires_at = {EXPIRES_NOW},
+    lease_owner = NULL, lease_expires_at = NULL
+WHERE id = %s AND state IN ('available', 'running')
+RETURNING state
+"""
+SQL_RETRY = f"""
+UPDATE headgate_job
+SET state = 'available', run_at = {NOW}, max_attempts = max(max_attempts, attempts + 1),
+    finished_at = NULL, expires_at = NULL, result = NULL
+WHERE id = %s AND state IN ('dead', 'cancelled')
+RETURNING state
+"""
+
+# Claim in one statement; SQLite's single writer makes the subquery + update atomic.
+SQL_CLAIM = f"""
+UPDATE headgate_job
+SET state = 'running', attempts = attempts + 1, fence = fence + 1, lease_owner = %s,
+    lease_expires_at = {NOW_PLUS.format(modifier='%s')}, started_at = {NOW}
+WHERE id IN (
+    SELECT id FROM headgate_job
+    WHERE state = 'available' AND run_at <= {NOW} {{queue_filter}}
+    ORDER BY priority DESC, run_at
+    LIMIT %s
+)
+RETURNING id, queue, task, args, kwargs, attempts, max_attempts, fence
+"""
+SQL_RENEW = f"""
+UPDATE headgate_job SET lease_expires_at = {NOW_PLUS.format(modifier='%s')}
+WHERE id = %s AND fence = %s AND state = 'running' AND lease_owner = %s
+"""
+SQL_COMPLETE = f"""
+UPDATE headgate_job
+SET state = 'succeeded', result = %s, finished_at = {NOW}, expires_at = {EXPIRES_NOW},
+    lease_owner = NULL, lease_expires_at = NULL
+WHERE id = %s AND fence = %s AND state = 'running'
+"""
+# Fenced failure; ``give_up`` and the exhausted-attempts test are folded into one bound flag
+# per CASE (positional parameters: Django's SQLite cursor would misread strftime's % signs
+# in a named-parameter query).
+DEAD_IF = "(%s OR attempts >= max_attempts)"
+SQL_FAIL = f"""
+UPDATE headgate_job
+SET state = CASE WHEN {DEAD_IF} THEN 'dead' ELSE 'available' END,
+    run_at = CASE WHEN {DEAD_IF} THEN run_at ELSE {NOW_PLUS.format(modifier='%s')} END,
+    finished_at = CASE WHEN {DEAD_IF} THEN {NOW} END,
+    expires_at = CASE WHEN {DEAD_IF} THEN {EXPIRES_NOW} END,
+    errors = {APPEND_ERROR.format(error='%s')},
+    lease_owner = NULL, lease_expires_at = NULL
+WHERE id = %s AND fence = %s AND state = 'running'
+RETURNING state
+"""
+SQL_SET_PROGRESS = "UPDATE headgate_job SET progress = %s WHERE id = %s AND fence = %s AND state = 'running'"
+SQL_APPEND_OUTPUT = (
+    "UPDATE headgate_job SET output = substr(coalesce(output, '') || %s, -%s) "
+    "WHERE id = %s AND fence = %s AND state = 'running'"
+)
+RESCUE_ERROR = (
+    "json_object('attempt', attempts, 'type', 'LeaseExpired', 'message', "
+    "'lease of ' || coalesce(lease_owner, '?') || ' expired', 'traceback', '')"
+)
+SQL_RESCUE = f"""
+UPDATE headgate_job
+SET state = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'available' END,
+    finished_at = CASE WHEN attempts >= max_attempts THEN {NOW} END,
+    expires_at = CASE WHEN attempts >= max_attempts THEN {EXPIRES_NOW} END,
+    errors = {APPEND_ERROR.format(error=RESCUE_ERROR)},
+    run_at = {NOW}, lease_owner = NULL, lease_expires_at = NULL
+WHERE id IN (
+    SELECT id FROM headgate_job
+    WHERE state = 'running' AND lease_expires_at < {NOW}
+    ORDER BY lease_expires_at
+    LIMIT %s
+)
+"""
+SQL_REGISTER_HEARTBEAT = f"""
+INSERT INTO headgate_worker_heartbeat
+    (worker_id, instance_id, hostname, pid, queues, started_at, last_heartbeat_at)
+VALUES (%s, %s, %s, %s, %s, {NOW}, {NOW})
+ON CONFLICT (worker_id) DO UPDATE SET
+    instance_id = excluded.instance_id, hostname = excluded.hostname, pid = excluded.pid,
+    queues = excluded.queues, started_at = {NOW}, last_heartbeat_at = {NOW}
+"""
+SQL_RENEW_HEARTBEAT = (
+    f"UPDATE headgate_worker_heartbeat SET last_heartbeat_at = {NOW} "
+    "WHERE worker_id = %s AND instance_id = %s"
+)
+SQL_DELETE_HEARTBEAT = "DELETE FROM headgate_worker_heartbeat WHERE worker_id = %s AND instance_id = %s"
+
+# SQLite allows 32,766 bound parameters per statement; 13 per row.
+INSERT_BATCH_ROWS = 500
+
+_process_locks = {}
+_process_locks_guard = threading.Lock()
+
+
+def seconds_modifier(seconds):
+    """A bound strftime modifier for ``seconds`` (never built from caller text)."""
+    return f"{float(seconds):+.6f} seconds"
+
+
+def placeholders(count):
+    return ", ".join(["%s"] * count)
+
+
+class SQLiteStore(BaseStore):
+    vendor = "sqlite"
+
+    SQL_NOW = SQL_NOW
+    SQL_GET_STATE = SQL_GET_STATE
+    SQL_SET_PROGRESS = SQL_SET_PROGRESS
+    SQL_APPEND_OUTPUT = SQL_APPEND_OUTPUT
+    SQL_RENEW_HEARTBEAT = SQL_RENEW_HEARTBEAT
+    SQL_DELETE_HEARTBEAT = SQL_DELETE_HEARTBEAT
+
+    def from_db_datetime(self, value):
+        # Declared datetime columns arrive parsed (Django registers a converter); expressions
+        # such as the store clock arrive as text.
+        if value is None:
+            return None
+        if isinstance(value, str):
+            value = parse_datetime(value)
+        return value.replace(tzinfo=timezone.utc)
+
+    def _job_params(self, job):
+        run_at = self.db_datetime(job.run_at) if job.run_at is not None else None
+        return [
+            self.db_uuid(job.id), job.queue, job.task, job.args_json, job.kwargs_json,
+            job.priority, run_at, seconds_modifier(job.delay_seconds), job.max_attempts,
+            job.unique_key, job.fingerprint, job.tags_json, job.retention_class,
+        ]
+
+    def insert_job(self, job):
+        try:
+            with self.cursor() as cursor:
+                cursor.execute(SQL_INSERT_JOB, self._job_params(job))
+                row = cursor.fetchone()
+        except IntegrityError as exc:
+            raise JobIdConflict(f"A job with id {job.id} already exists.", job_id=job.id) from exc
+        if row is None:
+            return None
+        return self.from_db_datetime(row[0]), self.from_db_datetime(row[1])
+
+    def insert_jobs(self, jobs):
+        with self.atomic(), self.cursor() as cursor:
+            for start in range(0, len(jobs), INSERT_BATCH_ROWS):
+                chunk = jobs[start:start + INSERT_BATCH_ROWS]
+                params = []
+                for job in chunk:
+                    params += self._job_params(job)
+                sql = SQL_INSERT_JOBS_HEAD + ", ".join([SQL_INSERT_JOB_ROW] * len(chunk))
+                try:
+                    cursor.execute(sql, params)
+                except IntegrityError as exc:
+                    raise JobIdConflict("A job id in the batch already exists.") from exc
+
+    def cancel_job(self, job_id):
+        return self._fetch_state(SQL_CANCEL, [self.db_uuid(job_id)])
+
+    def retry_job(self, job_id):
+        return self._fetch_state(SQL_RETRY, [self.db_uuid(job_id)])
+
+    def _fetch_state(self, sql, params):
+        with self.cursor() as cursor:
+            cursor.execute(sql, params)
+            row = cursor.fetchone()
+        return row[0] if row else None
+
+    def claim_jobs(self, worker_id, queues, limit, lease_seconds):
+        if queues:
+            sql = SQL_CLAIM.format(queue_filter=f"AND queue IN ({placeholders(len(queues))})")
+            params = [worker_id, seconds_modifier(lease_seconds), *queues, limit]
+        else:
+            sql = SQL_CLAIM.format(queue_filter="")
+            params = [worker_id, seconds_modifier(lease_seconds), limit]
+        with self.cursor() as cursor:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
+        return [ClaimedJob(self.from_db_uuid(row[0]), *row[1:]) for row in rows]
+
+    def renew_leases(self, worker_id, leases, lease_seconds):
+        renewed = set()
+        with self.atomic(), self.cursor() as cursor:
+            for job_id, fence in leases:
+                cursor.execute(SQL_RENEW, [seconds_modifier(lease_seconds), self.db_uuid(job_id), fence, worker_id])
+                if cursor.rowcount:
+                    renewed.add(job_id)
+        return renewed
+
+    def complete_jobs(self, completions):
+        accepted = set()
+        with self.atomic(), self.cursor() as cursor:
+            for done in completions:
+                cursor.execute(SQL_COMPLETE, [done.result_json, self.db_uuid(done.job_id), done.fence])
+                if cursor.rowcount:
+                    accepted.add(done.job_id)
+        return accepted
+
+    def fail_job(self, job_id, fence, error_json, retry_delay_seconds, give_up=False):
+        with self.cursor() as cursor:
+            cursor.execute(SQL_FAIL, [
+                give_up, give_up, seconds_modifier(retry_delay_seconds), give_up, give_up,
+                error_json, self.db_uuid(job_id), fence,
+            ])
+            row = cursor.fetchone()
+        if row is None:
+            raise self.stale_lease(job_id, fence)
+        return row[0]
+
+    def rescue_expired(self, limit):
+        with self.cursor() as cursor:
+            cursor.execute(SQL_RESCUE, [limit])
+            return cursor.rowcount
+
+    @contextmanager
+    def singleton_lock(self, name):
+        with _process_locks_guard:
+            lock = _process_locks.setdefault((self.alias, name), threading.Lock())
+        taken = lock.acquire(blocking=False)
+        try:
+            yield taken
+        finally:
+            if taken:
+                lock.release()
+
+    def register_heartbeat(self, worker_id, instance_id, hostname, pid, queues_json):
+        with self.cursor() as cursor:
+            cursor.execute(SQL_REGISTER_HEARTBEAT, [worker_id, self.db_uuid(instance_id), hostname, pid, queues_json])

@@ -1,0 +1,1 @@
+"""Demo tasks and the ``run_demo`` command of the example project."""

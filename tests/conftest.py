@@ -1,0 +1,78 @@
+"""Shared fixtures: the store under test, and worker/maintainer subprocesses on the test database."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from django_headgate.retention import forget_known_classes
+from django_headgate.store import get_store
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches():
+    forget_known_classes()
+    yield
+    forget_known_classes()
+
+
+@pytest.fixture
+def store(db):
+    return get_store()
+
+
+@pytest.fixture
+def vendor():
+    return connection.vendor
+
+
+def subprocess_env():
+    """Environment for a manage.py subprocess that must use this test run's database."""
+    env = dict(os.environ)
+    env["DJANGO_SETTINGS_MODULE"] = "tests.settings"
+    env["HG_TEST_DB_NAME"] = connection.settings_dict["NAME"]
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def manage_command(*args):
+    return [sys.executable, "-m", "django", *args]
+
+
+@pytest.fixture
+def spawn(transactional_db):
+    """Start ``manage.py <args>`` against the test database; every process is killed at teardown."""
+    processes = []
+
+    def start(*args, **kwargs):
+        process = subprocess.Popen(
+            manage_command(*args), env=subprocess_env(), cwd=ROOT,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs,
+        )
+        processes.append(process)
+        return process
+
+    yield start
+    for process in processes:
+        if process.poll() is None:
+            process.kill()
+        process.wait(timeout=10)
+        for stream in (process.stdout, process.stderr):
+            if stream:
+                stream.close()
+
+
+@pytest.fixture
+def run_manage(transactional_db):
+    """Run ``manage.py <args>`` to completion against the test database; returns CompletedProcess."""
+
+    def run(*args, timeout=120):
+        return subprocess.run(manage_command(*args), env=subprocess_env(), cwd=ROOT,
+                              capture_output=True, text=True, timeout=timeout)
+
+    return run
