@@ -9,7 +9,7 @@ import environ
 BASE_DIR = Path(__file__).resolve().parent
 env = environ.Env()
 
-DATABASE_URL = os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'headgate-test.sqlite3'}")
+DATABASE_URL = os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'headgate-test.sqlite3'}"
 DATABASES = {"default": env.db_url_config(DATABASE_URL)}
 # A test database of this run's own, so that parallel runs on one server never collide.
 # Worker subprocesses of acceptance tests are pointed at it through HG_TEST_DB_NAME.

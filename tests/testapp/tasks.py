@@ -54,3 +54,9 @@ def attempt_number():
 
 def not_json():
     return object()
+
+
+def sleep_and_report(seconds):
+    """Sleep, then return which attempt and process ran it (fencing tests tell results apart)."""
+    time.sleep(seconds)
+    return {"attempt": current_job().attempt, "pid": os.getpid()}

@@ -1,0 +1,52 @@
+"""Each bad input raises a HeadgateError subclass before any row is written."""
+
+from datetime import datetime
+
+import pytest
+
+import django_headgate as headgate
+from django_headgate.exceptions import (
+    HeadgateError,
+    InvalidArguments,
+    InvalidPriority,
+    InvalidQueueName,
+    InvalidRunAt,
+    UnknownRetentionClass,
+    UnknownTask,
+)
+from django_headgate.models import Job
+
+BAD_INPUTS = [
+    (UnknownTask, dict(task="tests.testapp.tasks.does_not_exist")),
+    (UnknownTask, dict(task="not_a_module_at_all.fn")),
+    (InvalidArguments, dict(args=(object(),))),
+    (InvalidArguments, dict(kwargs={"when": datetime(2030, 1, 1)})),
+    (InvalidQueueName, dict(queue="bad queue")),
+    (InvalidQueueName, dict(queue="x" * 65)),
+    (InvalidQueueName, dict(queue="")),
+    (InvalidPriority, dict(priority=101)),
+    (InvalidPriority, dict(priority=-101)),
+    (UnknownRetentionClass, dict(retention_class="no_such_class")),
+    (InvalidRunAt, dict(run_at=datetime(2030, 1, 1))),
+]
+
+
+@pytest.mark.parametrize("error, overrides", BAD_INPUTS, ids=lambda v: getattr(v, "__name__", None) or str(v)[:40])
+def test_bad_input_raises_before_writing(store, error, overrides):
+    arguments = {"task": "tests.testapp.tasks.noop", **overrides}
+    task = arguments.pop("task")
+    with pytest.raises(error) as raised:
+        headgate.enqueue(task, **arguments)
+    assert isinstance(raised.value, HeadgateError)
+    assert str(raised.value)
+    assert Job.objects.count() == 0
+
+
+@pytest.mark.parametrize("error, overrides", BAD_INPUTS[:6], ids=lambda v: getattr(v, "__name__", None) or str(v)[:40])
+def test_one_bad_spec_spoils_the_whole_batch(store, error, overrides):
+    arguments = {"task": "tests.testapp.tasks.noop", **overrides}
+    specs = [headgate.JobSpec("tests.testapp.tasks.noop") for _ in range(5)]
+    specs.insert(3, headgate.JobSpec(**arguments))
+    with pytest.raises(error):
+        headgate.enqueue_many(specs)
+    assert Job.objects.count() == 0
