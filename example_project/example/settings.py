@@ -20,9 +20,9 @@ SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="django-headgate-example-not-f
 DEBUG = env.bool("DJANGO_DEBUG", default=True)
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["localhost", "127.0.0.1"])
 
-DATABASES = {
-    "default": env.db_url("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'example.sqlite3'}"),
-}
+# An empty DATABASE_URL counts as unset.
+DATABASE_URL = env.str("DATABASE_URL", default="") or f"sqlite:///{BASE_DIR / 'example.sqlite3'}"
+DATABASES = {"default": env.db_url_config(DATABASE_URL)}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Worker threads write concurrently: wait on locks instead of failing, take the write lock
     # when a transaction starts (no deadlocking lock upgrades), and let readers run beside
