@@ -1,0 +1,168 @@
+"""The store contract for the worker path: claim, fenced writes, failure and rescue."""
+
+import json
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from django_headgate.exceptions import StaleLease
+from django_headgate.models import Job
+from django_headgate.store.base import Completion
+from tests.factories import JobFactory
+
+
+def claim(store, limit=10, queues=None, worker="w1", lease=30):
+    return store.claim_jobs(worker, queues, limit, lease)
+
+
+def test_claim_orders_by_priority_then_run_at(store):
+    now = timezone.now()
+    low = JobFactory(priority=-5, run_at=now - timedelta(seconds=30))
+    high_late = JobFactory(priority=10, run_at=now - timedelta(seconds=1))
+    high_early = JobFactory(priority=10, run_at=now - timedelta(seconds=20))
+    claimed = claim(store, limit=2)
+    assert {c.id for c in claimed} == {high_early.id, high_late.id}
+    assert [c.id for c in claim(store)] == [low.id]
+
+
+def test_claim_skips_future_and_other_queues_and_respects_limit(store):
+    JobFactory(run_at=timezone.now() + timedelta(hours=1))
+    JobFactory(queue="other")
+    mine = [JobFactory(queue="mine") for _ in range(3)]
+    claimed = claim(store, limit=2, queues=["mine"])
+    assert len(claimed) == 2 and {c.id for c in claimed} <= {j.id for j in mine}
+    assert len(claim(store, limit=5, queues=["mine", "nothing"])) == 1
+    assert claim(store, queues=["mine"]) == []
+
+
+def test_claim_leases_the_row(store):
+    job = JobFactory()
+    (claimed,) = claim(store, worker="worker-a", lease=60)
+    assert (claimed.attempt, claimed.fence, claimed.task) == (1, 1, job.task)
+    assert json.loads(claimed.args_json) == []
+    row = Job.objects.get(pk=job.id)
+    assert (row.state, row.lease_owner, row.attempts, row.fence) == ("running", "worker-a", 1, 1)
+    assert timedelta(seconds=55) < row.lease_expires_at - row.started_at <= timedelta(seconds=61)
+
+
+def test_complete_is_fenced(store):
+    job = JobFactory()
+    (claimed,) = claim(store)
+    accepted = store.complete_jobs([
+        Completion(claimed.id, claimed.fence + 1, '"forged"'),
+    ])
+    assert accepted == set()
+    assert Job.objects.get(pk=job.id).state == "running"
+    assert store.complete_jobs([Completion(claimed.id, claimed.fence, '{"ok": 1}')]) == {claimed.id}
+    row = Job.objects.get(pk=job.id)
+    assert (row.state, row.result, row.lease_owner) == ("succeeded", {"ok": 1}, None)
+    assert row.finished_at is not None
+    assert timedelta(days=29, hours=23) < row.expires_at - row.finished_at <= timedelta(days=30, seconds=1)
+    # A second acknowledgement of the same attempt changes nothing.
+    assert store.complete_jobs([Completion(claimed.id, claimed.fence, '"again"')]) == set()
+    assert Job.objects.get(pk=job.id).result == {"ok": 1}
+
+
+def test_forever_class_never_expires(store):
+    job = JobFactory(retention_class="forever")
+    (claimed,) = claim(store)
+    store.complete_jobs([Completion(claimed.id, claimed.fence, None)])
+    row = Job.objects.get(pk=job.id)
+    assert row.state == "succeeded" and row.expires_at is None and row.result is None
+
+
+def test_worker_writes_after_reclaim_are_rejected(store):
+    job = JobFactory(max_attempts=5)
+    (first,) = claim(store, worker="old", lease=30)
+    Job.objects.filter(pk=job.id).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+    assert store.rescue_expired(10) == 1
+    (second,) = claim(store, worker="new")
+    assert second.fence == first.fence + 1 and second.attempt == 2
+    for write in (
+        lambda: store.set_progress(first.id, first.fence, '{"p": 1}'),
+        lambda: store.append_output(first.id, first.fence, "old output", 100),
+        lambda: store.fail_job(first.id, first.fence, '{"type": "X"}', 1.0),
+    ):
+        with pytest.raises(StaleLease):
+            write()
+    assert store.renew_leases("old", [(first.id, first.fence)], 30) == set()
+    assert store.complete_jobs([Completion(first.id, first.fence, '"old"')]) == set()
+    assert store.complete_jobs([Completion(second.id, second.fence, '"new"')]) == {second.id}
+    row = Job.objects.get(pk=job.id)
+    assert (row.result, row.progress, row.output) == ("new", None, None)
+
+
+def test_renew_extends_only_held_leases(store):
+    mine, other = JobFactory(), JobFactory()
+    claimed = {c.id: c for c in claim(store, limit=1, worker="me")}
+    (theirs,) = claim(store, limit=1, worker="them")
+    Job.objects.filter(pk=theirs.id).update(lease_expires_at=timezone.now())
+    (held,) = claimed.values()
+    before = Job.objects.get(pk=held.id).lease_expires_at
+    renewed = store.renew_leases("me", [(held.id, held.fence), (theirs.id, theirs.fence)], 120)
+    assert renewed == {held.id}
+    assert Job.objects.get(pk=held.id).lease_expires_at > before + timedelta(seconds=60)
+    assert {mine.id, other.id} == {held.id, theirs.id}
+
+
+def test_progress_and_output(store):
+    job = JobFactory()
+    (claimed,) = claim(store)
+    store.set_progress(claimed.id, claimed.fence, '{"done": 3}')
+    for chunk in ("abc", "def", "ghi"):
+        store.append_output(claimed.id, claimed.fence, chunk, 5)
+    row = Job.objects.get(pk=job.id)
+    assert row.progress == {"done": 3}
+    assert row.output == "efghi"  # the last max_chars characters are kept
+
+
+def test_fail_retries_with_delay_then_dies(store):
+    job = JobFactory(max_attempts=2)
+    (first,) = claim(store)
+    state = store.fail_job(first.id, first.fence, json.dumps({"attempt": 1, "type": "E", "message": "m"}), 60.0)
+    row = Job.objects.get(pk=job.id)
+    assert state == row.state == "available" and row.lease_owner is None
+    assert timedelta(seconds=59) < row.run_at - store.now() <= timedelta(seconds=61)
+    assert row.expires_at is None and row.finished_at is None
+    Job.objects.filter(pk=job.id).update(run_at=timezone.now() - timedelta(seconds=1))
+    (second,) = claim(store)
+    assert store.fail_job(second.id, second.fence, json.dumps({"attempt": 2, "type": "E"}), 60.0) == "dead"
+    row = Job.objects.get(pk=job.id)
+    assert row.state == "dead" and row.finished_at is not None and row.expires_at is not None
+    assert [e["attempt"] for e in row.errors] == [1, 2]
+    assert all(e["type"] == "E" and e["at"] for e in row.errors)
+
+
+def test_give_up_skips_remaining_attempts(store):
+    job = JobFactory(max_attempts=10)
+    (claimed,) = claim(store)
+    assert store.fail_job(claimed.id, claimed.fence, '{"type": "UnknownTask"}', 1.0, give_up=True) == "dead"
+    assert Job.objects.get(pk=job.id).attempts == 1
+
+
+def test_rescue_releases_expired_leases_only(store):
+    expired = JobFactory(running_expired=True)
+    exhausted = JobFactory(running_expired=True, attempts=3, max_attempts=3)
+    JobFactory(state="running", attempts=1, fence=1, lease_owner="alive",
+               lease_expires_at=timezone.now() + timedelta(minutes=5))
+    assert store.rescue_expired(10) == 2
+    assert store.rescue_expired(10) == 0
+    row = Job.objects.get(pk=expired.id)
+    assert (row.state, row.lease_owner, row.errors[-1]["type"]) == ("available", None, "LeaseExpired")
+    assert "gone-worker" in row.errors[-1]["message"]
+    dead = Job.objects.get(pk=exhausted.id)
+    assert dead.state == "dead" and dead.finished_at is not None
+
+
+def test_rescue_is_bounded(store):
+    for _ in range(7):
+        JobFactory(running_expired=True)
+    assert store.rescue_expired(5) == 5
+    assert store.rescue_expired(5) == 2
+
+
+def test_store_clock_is_utc_and_aware(store):
+    now = store.now()
+    assert now.tzinfo is not None
+    assert abs((now - timezone.now()).total_seconds()) < 5
