@@ -79,10 +79,33 @@ class HeadgateSettings:
         return f"HeadgateSettings({self.__dict__!r})"
 
 
+def _plain_number(value):
+    """``5000``, ``315360000``, ``0.05``: never an exponent, so a range reads as written."""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _readable_duration(seconds):
+    for unit, size in (("d", DAY), ("h", HOUR), ("min", MINUTE)):
+        if seconds >= size and seconds % size == 0:
+            return f"{int(seconds // size)} {unit}"
+    return f"{_plain_number(seconds)} s"
+
+
 def _describe_range(field):
-    unit = " seconds" if field.kind == "duration" else ""
-    kind = "an integer" if field.kind == "int" else "a duration (timedelta or seconds)"
-    return f"{kind} from {field.minimum:g} to {field.maximum:g}{unit}"
+    low, high = _plain_number(field.minimum), _plain_number(field.maximum)
+    if field.kind == "int":
+        return f"an integer from {low} to {high}"
+    return (f"a duration (timedelta or seconds) from {low} to {high} seconds "
+            f"({_readable_duration(field.minimum)} to {_readable_duration(field.maximum)})")
+
+
+def _number(field, raw):
+    """The raw value as a number when it has the field's kind, in range or not (else None)."""
+    if field.kind == "duration" and isinstance(raw, timedelta):
+        return raw.total_seconds()
+    if field.kind in ("int", "duration") and isinstance(raw, (int, float)) and not isinstance(raw, bool):
+        return raw
+    return None
 
 
 def _convert(field, raw):
@@ -133,7 +156,7 @@ def validate_settings(raw=None):
     errors = []
     if not isinstance(raw, dict):
         return {}, [("HEADGATE", f"HEADGATE must be a dict (got {type(raw).__name__}).")]
-    values = {}
+    values, compared = {}, {}
     for field in FIELDS:
         value, _ = _convert(field, field.default)
         values[field.attribute] = value
@@ -149,7 +172,13 @@ def validate_settings(raw=None):
             errors.append((field.name, error))
         else:
             values[field.attribute] = value
-    errors.extend(_cross_field_errors(values))
+        number = _number(field, raw_value)
+        if number is not None:
+            compared[field.attribute] = number
+    # Cross-field rules compare what the user wrote, even out of range, so that every broken
+    # rule is reported in the same run (RETENTION of 1 h is both too short and not above a
+    # STALE_AFTER of 1 h).
+    errors.extend(_cross_field_errors({**values, **compared}))
     return values, errors
 
 

@@ -228,6 +228,21 @@ class BaseStore:
         with self.cursor() as cursor:
             cursor.execute(self.SQL_DELETE_HEARTBEAT, [worker_id, self.db_uuid(instance_id)])
 
+    # -- heartbeat prune ----------------------------------------------------------------------
+
+    def prune_heartbeats(self, retention_seconds, limit, exclude=None, timeout_seconds=5.0):
+        """Delete at most ``limit`` heartbeat rows whose ``last_heartbeat_at`` is older than
+        store now minus ``retention_seconds``, oldest first (``headgate_heartbeat_last_idx``).
+
+        ``exclude`` is the caller's own ``(worker_id, instance_id)``: that exact row is never
+        deleted. Rows locked by someone else (a renewal in flight) are skipped where the vendor
+        has ``SKIP LOCKED``. The statement runs under a server-side time budget of
+        ``timeout_seconds`` (PostgreSQL ``statement_timeout``, MariaDB ``max_statement_time``,
+        MySQL ``MAX_EXECUTION_TIME``; SQLite has none); running over raises ``DatabaseError``.
+        Returns the number of rows deleted. Callers hold the duty's ``singleton_lock``.
+        """
+        raise NotImplementedError("subclasses of BaseStore must provide prune_heartbeats()")
+
     def listen_for_jobs(self, wake, stop):
         """Blocking wake-up loop for a listener thread (only where ``supports_listen_notify``)."""
         raise UnsupportedOnVendor(f"LISTEN/NOTIFY is not available on {self.vendor}.", vendor=self.vendor)

@@ -144,6 +144,26 @@ SQL_RENEW_HEARTBEAT = (
 )
 SQL_DELETE_HEARTBEAT = "DELETE FROM headgate_worker_heartbeat WHERE worker_id = %s AND instance_id = %s"
 
+# -- heartbeat prune --
+# Step 1: lock stale heartbeat rows, oldest first (headgate_heartbeat_last_idx), skipping rows a
+# renewal holds, at most LIMIT. {budget} bounds the statement's run time and lock waits:
+# MariaDB takes SET STATEMENT ... FOR, MySQL 8 takes optimizer hints. {exclude_own} is empty or
+# EXCLUDE_OWN_HEARTBEAT.
+SQL_PRUNE_HEARTBEATS_SELECT = f"""
+{{budget}}SELECT {{hints}}worker_id FROM headgate_worker_heartbeat
+WHERE last_heartbeat_at < {NOW} - INTERVAL %s MICROSECOND {{exclude_own}}
+ORDER BY last_heartbeat_at
+LIMIT %s
+FOR UPDATE SKIP LOCKED
+"""
+EXCLUDE_OWN_HEARTBEAT = "AND NOT (worker_id = %s AND instance_id = %s)"
+# MariaDB: max_statement_time in seconds (fractions allowed), lock_wait_timeout in whole seconds.
+MARIADB_BUDGET = "SET STATEMENT max_statement_time = %s, lock_wait_timeout = %s FOR "
+# MySQL 8: MAX_EXECUTION_TIME in milliseconds (SELECT only), lock_wait_timeout in whole seconds.
+MYSQL_BUDGET_HINTS = "/*+ MAX_EXECUTION_TIME(%s) SET_VAR(lock_wait_timeout = %s) */ "
+# Step 2: delete the rows step 1 locked (same transaction; primary key).
+SQL_PRUNE_HEARTBEATS_DELETE = "DELETE FROM headgate_worker_heartbeat WHERE worker_id IN ({ids})"
+
 INSERT_BATCH_ROWS = 1000
 MICROSECONDS = 1_000_000
 
@@ -286,3 +306,28 @@ class MySQLStore(BaseStore):
     def register_heartbeat(self, worker_id, instance_id, hostname, pid, queues_json):
         with self.cursor() as cursor:
             cursor.execute(SQL_REGISTER_HEARTBEAT, [worker_id, self.db_uuid(instance_id), hostname, pid, queues_json])
+
+    # -- heartbeat prune --
+
+    def prune_heartbeats(self, retention_seconds, limit, exclude=None, timeout_seconds=5.0):
+        lock_seconds = max(1, round(timeout_seconds))
+        if self.connection.mysql_is_mariadb:
+            budget, hints = MARIADB_BUDGET, ""
+            budget_params = [float(timeout_seconds), lock_seconds]
+        else:
+            budget, hints = "", MYSQL_BUDGET_HINTS
+            budget_params = [max(1, round(timeout_seconds * 1000)), lock_seconds]
+        params = [*budget_params, round(retention_seconds * MICROSECONDS)]
+        if exclude is None:
+            exclude_own = ""
+        else:
+            exclude_own = EXCLUDE_OWN_HEARTBEAT
+            params += [exclude[0], self.db_uuid(exclude[1])]
+        params.append(limit)
+        select = SQL_PRUNE_HEARTBEATS_SELECT.format(budget=budget, hints=hints, exclude_own=exclude_own)
+        with self.atomic(), self.cursor() as cursor:
+            cursor.execute(select, params)
+            ids = [row[0] for row in cursor.fetchall()]
+            if ids:
+                cursor.execute(SQL_PRUNE_HEARTBEATS_DELETE.format(ids=placeholders(len(ids))), ids)
+        return len(ids)

@@ -172,6 +172,28 @@ SQL_RENEW_HEARTBEAT = (
 )
 SQL_DELETE_HEARTBEAT = "DELETE FROM headgate_worker_heartbeat WHERE worker_id = %s AND instance_id = %s"
 
+# -- heartbeat prune --
+# Stale heartbeat rows, oldest first (headgate_heartbeat_last_idx), skipping rows a renewal
+# holds, at most LIMIT; {exclude_own} is empty or EXCLUDE_OWN_HEARTBEAT (the caller's own row).
+SQL_PRUNE_HEARTBEATS = """
+WITH doomed AS (
+    SELECT worker_id FROM headgate_worker_heartbeat
+    WHERE last_heartbeat_at < now() - make_interval(secs => %s) {exclude_own}
+    ORDER BY last_heartbeat_at
+    LIMIT %s
+    FOR UPDATE SKIP LOCKED
+)
+DELETE FROM headgate_worker_heartbeat AS h USING doomed WHERE h.worker_id = doomed.worker_id
+"""
+EXCLUDE_OWN_HEARTBEAT = "AND NOT (worker_id = %s AND instance_id = %s)"
+SQL_PRUNE_HEARTBEATS_ALL = SQL_PRUNE_HEARTBEATS.format(exclude_own="")
+SQL_PRUNE_HEARTBEATS_NOT_OWN = SQL_PRUNE_HEARTBEATS.format(exclude_own=EXCLUDE_OWN_HEARTBEAT)
+# Time budget of the current transaction only (set_config(..., true) = SET LOCAL; it also works
+# with server-side parameter binding, where SET takes no parameters). Milliseconds.
+SQL_SET_LOCAL_TIMEOUTS = (
+    "SELECT set_config('statement_timeout', %s, true), set_config('lock_timeout', %s, true)"
+)
+
 INSERT_BATCH_ROWS = 1000
 
 
@@ -292,6 +314,20 @@ class PostgreSQLStore(BaseStore):
     def register_heartbeat(self, worker_id, instance_id, hostname, pid, queues_json):
         with self.cursor() as cursor:
             cursor.execute(SQL_REGISTER_HEARTBEAT, [worker_id, instance_id, hostname, pid, queues_json])
+
+    # -- heartbeat prune --
+
+    def prune_heartbeats(self, retention_seconds, limit, exclude=None, timeout_seconds=5.0):
+        budget_ms = str(max(1, round(timeout_seconds * 1000)))
+        with self.atomic(), self.cursor() as cursor:
+            cursor.execute(SQL_SET_LOCAL_TIMEOUTS, [budget_ms, budget_ms])
+            if exclude is None:
+                cursor.execute(SQL_PRUNE_HEARTBEATS_ALL, [retention_seconds, limit])
+            else:
+                worker_id, instance_id = exclude
+                cursor.execute(SQL_PRUNE_HEARTBEATS_NOT_OWN,
+                               [retention_seconds, worker_id, self.db_uuid(instance_id), limit])
+            return cursor.rowcount
 
     def listen_for_jobs(self, wake, stop, timeout=0.2):
         """Blocking loop for a listener thread: LISTEN, then set ``wake`` on every NOTIFY until

@@ -134,6 +134,22 @@ SQL_RENEW_HEARTBEAT = (
 )
 SQL_DELETE_HEARTBEAT = "DELETE FROM headgate_worker_heartbeat WHERE worker_id = %s AND instance_id = %s"
 
+# -- heartbeat prune --
+# Stale heartbeat rows, oldest first (headgate_heartbeat_last_idx), at most LIMIT, in one
+# statement (SQLite's single writer: no SKIP LOCKED needed, no statement timeout available).
+# {exclude_own} is empty or EXCLUDE_OWN_HEARTBEAT.
+SQL_PRUNE_HEARTBEATS = f"""
+DELETE FROM headgate_worker_heartbeat WHERE worker_id IN (
+    SELECT worker_id FROM headgate_worker_heartbeat
+    WHERE last_heartbeat_at < {NOW_PLUS.format(modifier='%s')} {{exclude_own}}
+    ORDER BY last_heartbeat_at
+    LIMIT %s
+)
+"""
+EXCLUDE_OWN_HEARTBEAT = "AND NOT (worker_id = %s AND instance_id = %s)"
+SQL_PRUNE_HEARTBEATS_ALL = SQL_PRUNE_HEARTBEATS.format(exclude_own="")
+SQL_PRUNE_HEARTBEATS_NOT_OWN = SQL_PRUNE_HEARTBEATS.format(exclude_own=EXCLUDE_OWN_HEARTBEAT)
+
 # SQLite allows 32,766 bound parameters per statement; 13 per row.
 INSERT_BATCH_ROWS = 500
 
@@ -273,3 +289,17 @@ class SQLiteStore(BaseStore):
     def register_heartbeat(self, worker_id, instance_id, hostname, pid, queues_json):
         with self.cursor() as cursor:
             cursor.execute(SQL_REGISTER_HEARTBEAT, [worker_id, self.db_uuid(instance_id), hostname, pid, queues_json])
+
+    # -- heartbeat prune --
+
+    def prune_heartbeats(self, retention_seconds, limit, exclude=None, timeout_seconds=5.0):
+        # No server-side statement timeout on SQLite: the connection's busy timeout bounds the
+        # wait for the write lock, and the delete itself is bounded by ``limit``.
+        cutoff = seconds_modifier(-retention_seconds)
+        with self.cursor() as cursor:
+            if exclude is None:
+                cursor.execute(SQL_PRUNE_HEARTBEATS_ALL, [cutoff, limit])
+            else:
+                cursor.execute(SQL_PRUNE_HEARTBEATS_NOT_OWN,
+                               [cutoff, exclude[0], self.db_uuid(exclude[1]), limit])
+            return cursor.rowcount
