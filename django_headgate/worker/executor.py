@@ -37,14 +37,21 @@ class Outcome:
         return self.error is None
 
 
-def describe_error(exc, attempt):
-    """The ``errors`` entry of a failed attempt (the store adds the store-clock ``at``)."""
+def describe_error(exc, attempt, worker_id=None):
+    """The ``errors`` entry of a failed attempt (the store adds the store-clock ``at``).
+
+    ``type_path`` (the exception class's dotted path) and ``worker_id`` let a reader such as the
+    Django Tasks backend name the exception class and the worker of each attempt.
+    """
     text = "".join(traceback.format_exception(exc))
+    exc_type = type(exc)
     return {
         "attempt": attempt,
-        "type": type(exc).__qualname__,
+        "type": exc_type.__qualname__,
+        "type_path": f"{exc_type.__module__}.{exc_type.__qualname__}",
         "message": str(exc)[:MESSAGE_MAX_CHARS],
         "traceback": text[-TRACEBACK_MAX_CHARS:],
+        "worker_id": worker_id,
     }
 
 
@@ -62,9 +69,9 @@ def run_job(claimed, store, worker_id, output_max_chars):
         except (TypeError, ValueError) as exc:
             # Retrying cannot make a result serialisable.
             error = TypeError(f"The task's return value is not JSON-serialisable: {exc}")
-            return Outcome(claimed, error=describe_error(error, claimed.attempt), give_up=True)
+            return Outcome(claimed, error=describe_error(error, claimed.attempt, worker_id), give_up=True)
     except BaseException as exc:  # a task's failure, whatever it is, is the job's outcome
-        return Outcome(claimed, error=describe_error(exc, claimed.attempt),
+        return Outcome(claimed, error=describe_error(exc, claimed.attempt, worker_id),
                        give_up=isinstance(exc, UnknownTask))
     finally:
         _set_current_job(None)
