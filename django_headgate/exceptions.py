@@ -59,6 +59,13 @@ class StaleLease(HeadgateError):
     """The fenced write was rejected: the lease moved on (the job was rescued or re-claimed)."""
 
 
+class LeaseExpired(HeadgateError):
+    """The job's lease expired before its worker acknowledged it; the rescue duty released it.
+
+    Never raised: it names the ``LeaseExpired`` entries the rescue duty writes to ``errors``
+    (the Django Tasks backend reports them as this exception class)."""
+
+
 class JobNotFound(HeadgateError):
     """No hot job has this id."""
 
@@ -69,6 +76,10 @@ class InvalidJobState(HeadgateError):
 
 class ArchivePruneRefused(HeadgateError):
     """The archive month was not pruned."""
+
+
+class InvalidArchiveMonth(ArchivePruneRefused):
+    """Archive months are exactly six ASCII digits YYYYMM, from 202501 to 203112."""
 
 
 class UnsupportedOnVendor(HeadgateError):

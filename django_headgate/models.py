@@ -155,3 +155,94 @@ class WorkerHeartbeat(models.Model):
 
     def __str__(self):
         return self.worker_id
+
+
+class ArchivedJob(models.Model):
+    """An audit copy of an evicted terminal job in the cold archive ``headgate_job_archive``.
+
+    Written only by the retention sweep (queues with an :class:`ArchivePolicy`) and removed only
+    by pruning a whole closed month. The table is partitioned by the store-time month of
+    ``evicted_at_ms`` and its database primary key is ``(archive_id, evicted_at_ms)``; Django
+    treats ``archive_id`` (unique on its own: a random UUID) as the primary key. The schema is
+    hand-written in migration ``0002_job_archive``: never let Django alter this table.
+    ``args``, ``kwargs`` and ``result`` are payloads: sensitive data.
+    """
+
+    archive_id = models.UUIDField(primary_key=True)
+    job_id = models.UUIDField()
+    queue = models.CharField(max_length=64)
+    task = models.CharField(max_length=255)
+    args = models.JSONField(default=list)
+    kwargs = models.JSONField(default=dict)
+    errors = models.JSONField(default=list)
+    attempts = models.IntegerField()
+    fingerprint = models.CharField(max_length=64)
+    terminal_state = models.CharField(max_length=16, choices=[(s.value, s.label) for s in TERMINAL_STATES])
+    result = models.JSONField(null=True, blank=True)
+    tags = models.JSONField(default=list)
+    created_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    #: Store-clock milliseconds of the eviction; picks the month partition.
+    evicted_at_ms = models.BigIntegerField()
+    #: The queue's archive retention in force at eviction (later policy changes never shorten it).
+    archive_retention_ms = models.BigIntegerField()
+    #: evicted_at_ms + archive_retention_ms: the earliest moment the row may be pruned.
+    expires_at_ms = models.GeneratedField(
+        expression=models.F("evicted_at_ms") + models.F("archive_retention_ms"),
+        output_field=models.BigIntegerField(),
+        db_persist=True,
+    )
+
+    class Meta:
+        db_table = "headgate_job_archive"
+        verbose_name = "archived job"
+        ordering = ["-evicted_at_ms"]
+        indexes = [
+            # Audit view: one queue, newest first.
+            models.Index(fields=["queue", "evicted_at_ms"], name="headgate_archive_queue_idx"),
+            # Audit view: every queue, newest first (a merge of per-partition index scans).
+            models.Index(fields=["evicted_at_ms"], name="headgate_archive_evicted_idx"),
+            # Audit lookup of an archived job by its job id.
+            models.Index(fields=["job_id"], name="headgate_archive_job_idx"),
+            # Prune check: does any row of a month have expires_at_ms > store now?
+            models.Index(fields=["expires_at_ms"], name="headgate_archive_expires_idx"),
+        ]
+        permissions = [("view_archive_payload", "Can reveal archived job payloads")]
+
+    def __str__(self):
+        return f"{self.task} [{self.terminal_state}] {self.job_id} (archived)"
+
+
+class DutyRunQuerySet(models.QuerySet):
+    def record(self, *, duty, status, rows, batches, seconds, started_at, finished_at, next_run_at):
+        """Store the last pass of ``duty`` (one row per duty, replaced on every pass)."""
+        return self.update_or_create(duty=duty, defaults={
+            "status": status, "rows": rows, "batches": batches, "seconds": seconds,
+            "started_at": started_at, "finished_at": finished_at, "next_run_at": next_run_at,
+        })
+
+
+class DutyRun(models.Model):
+    """The last pass of a maintenance duty and when its next pass is due (store-clock times).
+
+    Written by the maintainer that held the duty's singleton lock, read by every maintainer
+    (the cadence survives restarts and is shared) and by ``headgate_status``.
+    """
+
+    duty = models.CharField(max_length=64, primary_key=True)
+    status = models.CharField(max_length=32)
+    rows = models.IntegerField(default=0)
+    batches = models.IntegerField(default=0)
+    seconds = models.FloatField(default=0.0)
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField()
+    next_run_at = models.DateTimeField(null=True, blank=True)
+
+    objects = DutyRunQuerySet.as_manager()
+
+    class Meta:
+        db_table = "headgate_duty_run"
+        ordering = ["duty"]
+
+    def __str__(self):
+        return f"{self.duty}: {self.status}"
