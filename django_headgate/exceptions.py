@@ -59,11 +59,10 @@ class StaleLease(HeadgateError):
     """The fenced write was rejected: the lease moved on (the job was rescued or re-claimed)."""
 
 
+# Never raised: it names the ``LeaseExpired`` entries the rescue duty writes to ``errors``
+# (the Django Tasks backend reports them as this exception class).
 class LeaseExpired(HeadgateError):
-    """The job's lease expired before its worker acknowledged it; the rescue duty released it.
-
-    Never raised: it names the ``LeaseExpired`` entries the rescue duty writes to ``errors``
-    (the Django Tasks backend reports them as this exception class)."""
+    """The job's lease expired before its worker acknowledged it; the rescue duty released it."""
 
 
 class JobNotFound(HeadgateError):
