@@ -27,6 +27,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 if DATABASES["default"]["ENGINE"] == "django.db.backends.mysql":
     DATABASES["default"].setdefault("OPTIONS", {})["charset"] = "utf8mb4"
 
+# A second alias on the same server, for HEADGATE["DATABASE"] tests (tables on another database).
+_default_test_name = DATABASES["default"]["TEST"]["NAME"]
+DATABASES["jobs"] = {**DATABASES["default"], "TEST": {"NAME": (
+    _default_test_name.replace(".sqlite3", "-jobs.sqlite3") if _default_test_name.endswith(".sqlite3")
+    else f"{_default_test_name}_jobs")}}
+
 SECRET_KEY = "headgate-tests"
 USE_TZ = True
 TIME_ZONE = "UTC"
