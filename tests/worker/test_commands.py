@@ -1,0 +1,45 @@
+"""headgate_worker / headgate_maintain argument handling and terminal output."""
+
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+import django_headgate as headgate
+from django_headgate.models import Job
+from tests.factories import JobFactory
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.mark.parametrize("arguments", [
+    ["--queues", "bad queue"], ["--queues", ","], ["--concurrency", "0"], ["--concurrency", "x"],
+    ["--lease-seconds", "1"], ["--max-jobs", "0"],
+])
+def test_worker_refuses_bad_arguments(arguments):
+    with pytest.raises(CommandError):
+        call_command("headgate_worker", "--burst", *arguments)
+
+
+def test_worker_progress_line_and_summary():
+    for n in range(3):
+        headgate.enqueue("tests.testapp.tasks.add", args=(n, n))
+    out = StringIO()
+    call_command("headgate_worker", "--burst", "--progress", "--worker-id", "cmd", stdout=out)
+    text = out.getvalue()
+    assert "running" in text and "jobs/s" in text and "done       3" in text
+    assert "headgate_worker cmd: 3 succeeded, 0 retried, 0 dead, 0 rejected as stale." in text
+    assert Job.objects.filter(state="succeeded").count() == 3
+
+
+def test_maintain_once_reports_each_duty():
+    JobFactory(running_expired=True)
+    out = StringIO()
+    call_command("headgate_maintain", "--once", "--duty", "rescue", stdout=out)
+    assert "rescue: rescued rows=1 batches=1" in out.getvalue()
+    assert Job.objects.get().state == "available"
+
+
+def test_maintain_refuses_unknown_duty():
+    with pytest.raises(CommandError, match="Unknown duty"):
+        call_command("headgate_maintain", "--once", "--duty", "nope")
