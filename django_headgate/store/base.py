@@ -65,6 +65,14 @@ class Completion:
     result_json: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class SweepBatch:
+    """One retention sweep transaction: hot rows deleted, and how many of them were archived."""
+
+    evicted: int
+    archived: int
+
+
 def lock_key(name):
     """A stable signed 64-bit key for an advisory lock name (PostgreSQL takes a bigint)."""
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
@@ -125,7 +133,7 @@ class BaseStore:
     def now(self):
         """The store clock: the database's current UTC time as an aware datetime."""
         with self.cursor() as cursor:
-            cursor.execute(self.SQL_NOW)
+            cursor.execute(self.SQL_NOW, [])  # a parameter list, even empty: see sqlite.NOW
             return self.from_db_datetime(cursor.fetchone()[0])
 
     # -- enqueue ------------------------------------------------------------------------------
@@ -246,3 +254,65 @@ class BaseStore:
     def listen_for_jobs(self, wake, stop):
         """Blocking wake-up loop for a listener thread (only where ``supports_listen_notify``)."""
         raise UnsupportedOnVendor(f"LISTEN/NOTIFY is not available on {self.vendor}.", vendor=self.vendor)
+
+    # -- retention sweep and archive ----------------------------------------------------------
+
+    def sweep_expired(self, limit, queue=None):
+        """Evict up to ``limit`` expired terminal jobs in ONE transaction; return a SweepBatch.
+
+        Eligible rows: ``state`` terminal (succeeded, dead, cancelled) and ``expires_at <=`` store
+        now, oldest expiry first (``headgate_job_expires_idx``); rows locked by others are skipped
+        where the vendor has ``SKIP LOCKED``. Non-terminal rows are never touched. With ``queue``,
+        only that queue's rows; without, every queue except those whose storage policy is
+        ``paused`` or sets a ``cleanup_batch_limit`` (the sweep duty takes those one by one).
+        Rows whose queue has an archive policy are first copied into ``headgate_job_archive``
+        with ``evicted_at_ms`` = store now in milliseconds and ``archive_retention_ms`` = that
+        policy; then every selected row is deleted. Copy and delete commit together or not at all.
+        """
+        raise NotImplementedError("subclasses of BaseStore must provide sweep_expired()")
+
+    def archive_now_ms(self):
+        """The store clock as integer milliseconds since the Unix epoch (as ``evicted_at_ms``)."""
+        raise NotImplementedError("subclasses of BaseStore must provide archive_now_ms()")
+
+    def archive_partition_has_rows(self, partition):
+        """True when the archive partition holds at least one row (reads one row at most)."""
+        raise NotImplementedError("subclasses of BaseStore must provide archive_partition_has_rows()")
+
+    def archive_partition_has_unexpired(self, partition, now_ms):
+        """True when a row of the partition has ``expires_at_ms > now_ms``: one probe of
+        ``headgate_archive_expires_idx`` within that partition."""
+        raise NotImplementedError("subclasses of BaseStore must provide archive_partition_has_unexpired()")
+
+    @contextmanager
+    def archive_partition_locked(self, partition, timeout_seconds=10.0):
+        """Hold the partition against concurrent writers for the body of the ``with``.
+
+        On entry, sweep transactions already writing into it have committed (their rows are
+        visible) and new ones wait until the exit, so a check made inside stays true until a
+        truncate made inside. Waits at most ``timeout_seconds`` for the lock, then raises
+        ``ArchivePruneRefused(reason="locked")``.
+        """
+        raise NotImplementedError("subclasses of BaseStore must provide archive_partition_locked()")
+        yield  # pragma: no cover
+
+    def truncate_archive_partition(self, partition):
+        """Remove every row of a monthly partition at once (PostgreSQL ``TRUNCATE TABLE`` of the
+        child, MySQL ``ALTER TABLE ... TRUNCATE PARTITION``, SQLite a DELETE of the month's range).
+        Call it inside :meth:`archive_partition_locked`; the eligibility rules are the caller's."""
+        raise NotImplementedError("subclasses of BaseStore must provide truncate_archive_partition()")
+
+    def archive_row_estimates(self):
+        """``{partition key: rows}`` for every archive partition: the catalogue's estimate where
+        an exact count is costly (None when the database has no estimate yet)."""
+        raise NotImplementedError("subclasses of BaseStore must provide archive_row_estimates()")
+
+    @staticmethod
+    def check_archive_partition(partition):
+        """Return ``partition`` if it is one of the frozen archive partitions, else raise
+        ValueError: identifiers in archive SQL come from that closed set only."""
+        from ..archive_months import PARTITIONS
+
+        if partition not in PARTITIONS:
+            raise ValueError(f"{partition!r} is not an archive partition.")
+        return partition
