@@ -17,9 +17,11 @@ from django.utils.dateparse import parse_datetime
 from ..exceptions import JobIdConflict
 from .base import BaseStore, ClaimedJob
 
-NOW = "strftime('%Y-%m-%d %H:%M:%f', 'now')"
+# '%%' because every statement runs with a parameter list: Django's SQLite cursor then turns '%%'
+# into '%', and its DEBUG query log formats ``sql % params`` (a bare '%Y' would raise there).
+NOW = "strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now')"
 # now + a bound modifier such as '+2.500 seconds'
-NOW_PLUS = "strftime('%Y-%m-%d %H:%M:%f', 'now', {modifier})"
+NOW_PLUS = "strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', {modifier})"
 JOB_COLUMNS = (
     "id, queue, task, args, kwargs, priority, state, run_at, attempts, max_attempts, fence, "
     "unique_key, fingerprint, errors, tags, retention_class, created_at"
