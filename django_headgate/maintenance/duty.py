@@ -5,15 +5,22 @@ A duty module subclasses :class:`Duty` and provides ``name``, ``work_status``, i
 returns the number of rows it handled. ``run_once()`` takes the duty's cluster-wide lock without
 waiting, repeats batches until one comes back short (or ``max_batches`` ran), and returns a
 :class:`DutyOutcome`; it never raises for a database failure, it reports it.
+
+Every pass is reported three ways: one structured log line, the ``duty_finished`` signal and
+the in-process counters of :mod:`django_headgate.metrics`. The pass that held the lock (or
+failed) is also recorded in ``headgate_duty_run`` with the time its next pass is due, chosen
+from the outcome and the pass's store-clock start (see :meth:`Duty.next_run_at`).
 """
 
 import logging
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 
 from django.db import DatabaseError, connections
 
+from .. import metrics
 from ..signals import duty_finished
 
 logger = logging.getLogger(__name__)
@@ -26,7 +33,12 @@ CANCELLED = "cancelled"
 @dataclass(frozen=True)
 class DutyOutcome:
     """The result of one pass. ``status`` is the duty's ``work_status`` when rows were handled,
-    else ``zero_or_contended``, ``failed`` or ``cancelled``. ``error`` is for logs, never a label."""
+    else ``zero_or_contended``, ``failed`` or ``cancelled``. ``error`` is for logs, never a label.
+
+    ``started_at``/``finished_at`` are store-clock times (None when the clock could not be read);
+    ``next_run_at`` is when the next pass is due; ``contended`` is True when another maintainer
+    held the duty's lock (the status then reads ``zero_or_contended``, like an empty pass).
+    """
 
     duty: str
     status: str
@@ -35,6 +47,10 @@ class DutyOutcome:
     seconds: float
     full_batch: bool = False
     error: str | None = None
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    next_run_at: datetime | None = None
+    contended: bool = False
 
     @property
     def failed(self):
@@ -47,15 +63,18 @@ class Duty:
     work_status = None
     #: Batches per pass; None repeats until a batch comes back short.
     max_batches = 100
-    #: After a failure, wait at least this long before the next pass.
+    #: After a failure, the next pass runs this long after the failed pass finished.
     failure_backoff_seconds = 60.0
-    #: After a full batch, the next pass runs no sooner than this (None: the interval).
+    #: After a full batch (or a cancelled pass), the next pass runs this long after the previous
+    #: pass started (None: the interval).
     full_batch_backoff_seconds = 1.0
 
-    def __init__(self, store, conf, *, own_identity=None):
+    def __init__(self, store, conf, *, own_identity=None, clock=None):
         self.store = store
         self.conf = conf
         self.own_identity = own_identity  # (worker_id, instance_id) of the caller, if a worker
+        #: Returns the store-clock "now" (an aware datetime); tests inject a fake one.
+        self.clock = clock or store.now
         self.cancelled = threading.Event()
 
     # -- what a duty module provides ---------------------------------------------------------
@@ -68,9 +87,14 @@ class Duty:
     def batch_size(self):
         raise NotImplementedError(f"{type(self).__name__} must define batch_size")
 
+    @classmethod
+    def is_enabled(cls, conf):
+        """False when the settings pause this duty (configuration, not an attempt)."""
+        return True
+
     @property
     def enabled(self):
-        return True
+        return self.is_enabled(self.conf)
 
     def run_batch(self, limit):
         raise NotImplementedError(f"{type(self).__name__} must define run_batch(limit)")
@@ -81,51 +105,107 @@ class Duty:
     def lock_name(self):
         return f"headgate.duty.{self.name}"
 
-    def run_once(self):
+    def run_once(self, now=None):
         """One pass under the duty's singleton lock; returns a DutyOutcome and never raises
-        for a database failure."""
+        for a database failure.
+
+        ``now`` is the pass's store-clock start when the caller has just read it (the runner);
+        otherwise the duty reads its clock. A pass that held the lock records its outcome in
+        ``headgate_duty_run`` before releasing it; a failed pass records it afterwards.
+        """
         started = time.monotonic()
-        rows = batches = 0
-        full = False
-        status, error = None, None
+        pass_ = {"rows": 0, "batches": 0, "full_batch": False, "started_at": now}
+        status, error, outcome = None, None, None
         try:
+            if pass_["started_at"] is None:
+                pass_["started_at"] = self.clock()
             with self.store.singleton_lock(self.lock_name) as taken:
                 if taken:
-                    while not self.cancelled.is_set():
-                        handled = self.run_batch(self.batch_size)
-                        rows += handled
-                        batches += 1
-                        full = handled >= self.batch_size
-                        if not full or (self.max_batches is not None and batches >= self.max_batches):
-                            break
+                    self._run_batches(pass_)
                     if self.cancelled.is_set():
                         status = CANCELLED
+                    outcome = self._outcome(pass_, status, None, started, contended=False)
+                    self.record(outcome)  # under the lock: the next holder reads it
         except DatabaseError as exc:
             status, error = FAILED, f"{type(exc).__name__}: {exc}"
             connections[self.store.alias].close()
-        if status is None:
-            status = self.work_status if rows else ZERO_OR_CONTENDED
-        outcome = DutyOutcome(self.name, status, rows, batches, time.monotonic() - started, full, error)
+            outcome = None
+        if outcome is None:
+            outcome = self._outcome(pass_, status, error, started, contended=status is None)
+            if outcome.failed:
+                self.record(outcome)
         self.report(outcome)
         return outcome
 
+    def _run_batches(self, pass_):
+        """Bounded batches until one comes back short, ``max_batches`` ran or a stop."""
+        while not self.cancelled.is_set():
+            handled = self.run_batch(self.batch_size)
+            pass_["rows"] += handled
+            pass_["batches"] += 1
+            pass_["full_batch"] = handled >= self.batch_size
+            if not pass_["full_batch"] or (self.max_batches is not None and pass_["batches"] >= self.max_batches):
+                break
+
+    def _outcome(self, pass_, status, error, started, *, contended):
+        rows = pass_["rows"]
+        if status is None:
+            status = self.work_status if rows else ZERO_OR_CONTENDED
+        seconds = time.monotonic() - started
+        started_at = pass_["started_at"]
+        finished_at = started_at + timedelta(seconds=seconds) if started_at is not None else None
+        outcome = DutyOutcome(self.name, status, rows, pass_["batches"], seconds, pass_["full_batch"],
+                              error, started_at, finished_at, contended=contended)
+        return replace(outcome, next_run_at=self.next_run_at(outcome))
+
+    def record(self, outcome):
+        """Store the outcome in ``headgate_duty_run``; a failure to do so is logged, not raised."""
+        from .outcomes import record_outcome
+
+        if outcome.started_at is None:
+            return
+        try:
+            record_outcome(self.store.alias, outcome)
+        except DatabaseError as exc:
+            logger.warning("Duty %s: could not record its outcome (%s).", outcome.duty, type(exc).__name__,
+                           extra={"action": "duty_record_error", "duty": outcome.duty,
+                                  "error_type": type(exc).__name__})
+
     def report(self, outcome):
-        """One structured log line per pass (info when work was done), and the signal."""
+        """One structured log line per pass (info when work was done), the counters and the signal.
+
+        Log ``extra`` and metric labels carry the duty and outcome, never worker IDs, host names
+        or exception text (the error text is in the message of a failure line only)."""
         extra = {"action": "duty_pass", "duty": outcome.duty, "status": outcome.status,
                  "rows": outcome.rows, "batches": outcome.batches,
-                 "seconds": round(outcome.seconds, 3)}
+                 "seconds": round(outcome.seconds, 3), "contended": outcome.contended,
+                 "next_run_at": outcome.next_run_at.isoformat() if outcome.next_run_at else None}
         if outcome.failed:
+            extra["error_type"] = outcome.error.split(":", 1)[0] if outcome.error else None
             logger.error("Duty %s failed: %s", outcome.duty, outcome.error, extra=extra)
         elif outcome.rows:
             logger.info("Duty %s: %s %d rows.", outcome.duty, outcome.status, outcome.rows, extra=extra)
+        elif outcome.contended:
+            logger.debug("Duty %s: another maintainer holds its lock.", outcome.duty, extra=extra)
         else:
             logger.debug("Duty %s: nothing to do.", outcome.duty, extra=extra)
+        metrics.count_pass(outcome.duty, outcome.status, outcome.rows, outcome.failed)
         duty_finished.send(sender=type(self), outcome=outcome)
 
     def next_delay(self, outcome):
-        """Seconds until the next pass, chosen from this pass's outcome."""
+        """Seconds from this pass to the next, chosen from its outcome: a failure waits
+        ``failure_backoff_seconds`` (from the failed pass's end), a full batch or a cancelled pass
+        ``full_batch_backoff_seconds`` (from its start), anything else the interval (from its start)."""
         if outcome.failed:
-            return max(self.interval, self.failure_backoff_seconds)
-        if outcome.full_batch:
+            return self.failure_backoff_seconds
+        if outcome.full_batch or outcome.status == CANCELLED:
             return self.full_batch_backoff_seconds if self.full_batch_backoff_seconds is not None else self.interval
         return self.interval
+
+    def next_run_at(self, outcome):
+        """The store-clock time the next pass is due, or None when this pass's start is unknown."""
+        if outcome.started_at is None:
+            return None
+        if outcome.failed:
+            return outcome.finished_at + timedelta(seconds=self.next_delay(outcome))
+        return outcome.started_at + timedelta(seconds=self.next_delay(outcome))

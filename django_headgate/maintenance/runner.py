@@ -1,58 +1,127 @@
 """Runs the maintenance duties by name: every duty on its own cadence, or each exactly once.
 
 Adding a duty is one module with a :class:`~.duty.Duty` subclass and one line in ``DUTIES``.
+
+Cadence is kept in store-clock time: a duty is due when the store clock reaches both the
+``next_run_at`` recorded in ``headgate_duty_run`` by the last pass that held its lock (shared by
+every maintainer, kept across restarts) and the ``next_run_at`` of this runner's own last pass
+(so a maintainer that found the lock taken does not retry before its own cadence). The clock is
+injectable, so the arithmetic is testable without sleeping.
 """
 
 import logging
 import threading
 import time
+from datetime import timedelta
+
+from django.db import DatabaseError, connections
 
 from ..conf import get_settings
 from ..store import get_store
+from .heartbeat_prune import HeartbeatPruneDuty
+from .outcomes import load_schedule
 from .rescue import RescueDuty
 
 logger = logging.getLogger(__name__)
 
-DUTIES = [RescueDuty]
+DUTIES = [RescueDuty, HeartbeatPruneDuty]
+
+#: Longest sleep of ``run_forever`` between looks at the schedule.
+MAX_WAIT_SECONDS = 60.0
+#: Wait before trying again when the store clock cannot be read.
+UNREACHABLE_RETRY_SECONDS = 10.0
 
 
 class MaintenanceRunner:
-    def __init__(self, *, using=None, duty_names=None, own_identity=None):
+    def __init__(self, *, using=None, duty_names=None, own_identity=None, clock=None):
         conf = get_settings()
-        store = get_store(using or conf.database)
+        self.store = get_store(using or conf.database)
+        #: Returns the store-clock "now"; tests inject a fake one.
+        self.clock = clock or self.store.now
         classes = [cls for cls in DUTIES if duty_names is None or cls.name in duty_names]
-        self.duties = [cls(store, conf, own_identity=own_identity) for cls in classes]
-        self._next_due = {duty.name: 0.0 for duty in self.duties}
+        self.duties = [cls(self.store, conf, own_identity=own_identity, clock=self.clock) for cls in classes]
+        self._own_next_run_at = {}  # duty name -> next_run_at of this runner's last pass
+        self._wait_seconds = 0.0
         self.stopped = threading.Event()
+
+    def exclude_identity(self, identity):
+        """Never prune ``identity`` = ``(worker_id, instance_id)``: the worker running this runner."""
+        for duty in self.duties:
+            duty.own_identity = identity
 
     def run_once(self):
         """Each enabled duty exactly one pass, now, whatever its cadence. Returns the outcomes."""
-        return [duty.run_once() for duty in self.duties if duty.enabled]
+        return [self._run(duty) for duty in self.duties if duty.enabled]
 
     def run_due(self):
-        """Run the duties whose time has come; returns their outcomes."""
+        """Run the duties whose time has come; returns their outcomes. Raises DatabaseError only
+        when the store clock cannot be read (a duty reports its own failures)."""
+        started = time.monotonic()
+        now = self.clock()
+        schedule = self._load_schedule()
         outcomes = []
         for duty in self.duties:
             if self.stopped.is_set():
                 break
-            if not duty.enabled or time.monotonic() < self._next_due[duty.name]:
+            due_at = self.due_at(duty, schedule)
+            if not duty.enabled or (due_at is not None and now < due_at):
                 continue
-            outcome = duty.run_once()
-            self._next_due[duty.name] = time.monotonic() + duty.next_delay(outcome)
-            outcomes.append(outcome)
+            outcomes.append(self._run(duty))
+        later = now + timedelta(seconds=time.monotonic() - started)
+        self._wait_seconds = self._seconds_until_due(later, schedule)
         return outcomes
 
+    def due_at(self, duty, schedule):
+        """When ``duty`` is next due (None: now), from the shared schedule and our last pass."""
+        times = [t for t in (schedule.get(duty.name), self._own_next_run_at.get(duty.name)) if t is not None]
+        return max(times) if times else None
+
     def seconds_until_due(self):
-        due = [self._next_due[d.name] for d in self.duties if d.enabled]
-        return max(0.0, min(due) - time.monotonic()) if due else 60.0
+        return self._seconds_until_due(self.clock(), self._load_schedule())
 
     def run_forever(self):
         """Run duties on their cadence until ``stop()``."""
-        while not self.stopped.is_set():
-            self.run_due()
-            self.stopped.wait(min(self.seconds_until_due(), 60.0))
+        try:
+            while not self.stopped.is_set():
+                try:
+                    self.run_due()
+                    wait = self._wait_seconds
+                except DatabaseError:
+                    logger.warning("Maintenance cannot read the store clock; retrying.",
+                                   extra={"action": "maintenance_unreachable"})
+                    connections[self.store.alias].close()
+                    wait = UNREACHABLE_RETRY_SECONDS
+                self.stopped.wait(min(wait, MAX_WAIT_SECONDS))
+        finally:
+            connections[self.store.alias].close()
 
     def stop(self):
         self.stopped.set()
         for duty in self.duties:
             duty.cancelled.set()
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _run(self, duty):
+        outcome = duty.run_once()
+        self._own_next_run_at[duty.name] = outcome.next_run_at
+        return outcome
+
+    def _load_schedule(self):
+        try:
+            return load_schedule(self.store.alias)
+        except DatabaseError:
+            # headgate_duty_run missing (migrations not applied) or unreachable: run on our own
+            # cadence; the duties report any real outage.
+            logger.warning("Cannot read headgate_duty_run; using this maintainer's own cadence.",
+                           extra={"action": "duty_schedule_unreadable"})
+            return {}
+
+    def _seconds_until_due(self, now, schedule):
+        waits = []
+        for duty in self.duties:
+            if not duty.enabled:
+                continue
+            due_at = self.due_at(duty, schedule)
+            waits.append(0.0 if due_at is None else max(0.0, (due_at - now).total_seconds()))
+        return min(waits) if waits else MAX_WAIT_SECONDS

@@ -71,6 +71,9 @@ class Worker:
         self.lease_seconds = lease_seconds or conf.lease_seconds
         self.on_status = on_status
         self.maintenance = maintenance  # a MaintenanceRunner run on its own thread, or None
+        if maintenance is not None:
+            # The heartbeat prune inside this worker must never delete this worker's own row.
+            maintenance.exclude_identity((self.worker_id, self.instance_id))
         self.stats = WorkerStats()
         self._running = {}  # job id -> ClaimedJob
         self._finished = deque()  # Outcomes waiting for acknowledgement

@@ -94,7 +94,7 @@ class Command(BaseCommand):
     def _maintenance(self, options):
         from ...maintenance.runner import MaintenanceRunner
 
-        return MaintenanceRunner(own_identity=None)
+        return MaintenanceRunner()  # the Worker gives it its own identity to exclude from pruning
 
     def _install_signal_handlers(self, worker):
         def handle(signum, frame):

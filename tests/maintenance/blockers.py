@@ -1,0 +1,66 @@
+"""Real database conditions that make a duty fail or find its lock taken, held on another
+connection (a thread of its own) for the length of a ``with`` block."""
+
+import threading
+from contextlib import contextmanager
+
+from django.db import connections
+
+from django_headgate.store import get_store
+
+
+@contextmanager
+def held_on_another_connection(hold):
+    """Run ``hold(store, release_event)`` on a thread with its own connection; yield once it
+    signalled ``ready``; release it afterwards."""
+    ready, release, errors = threading.Event(), threading.Event(), []
+
+    def target():
+        try:
+            hold(get_store(), ready, release)
+        except Exception as exc:  # surfaced in the test thread
+            errors.append(exc)
+            ready.set()
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    assert ready.wait(10), "the other connection never got ready"
+    assert not errors, errors
+    try:
+        yield
+    finally:
+        release.set()
+        thread.join(10)
+    assert not errors, errors
+
+
+def hold_duty_lock(name):
+    """Hold the singleton lock of duty ``name`` (as another maintainer would)."""
+
+    def hold(store, ready, release):
+        with store.singleton_lock(f"headgate.duty.{name}") as taken:
+            assert taken
+            ready.set()
+            release.wait(30)
+
+    return hold
+
+
+def hold_heartbeat_table_lock(store, ready, release):
+    """Block every access to the heartbeat table (PostgreSQL ACCESS EXCLUSIVE, MySQL LOCK
+    TABLES ... WRITE): a prune then runs into its statement time budget."""
+    with store.cursor() as cursor:
+        if store.vendor == "postgresql":
+            with store.atomic():
+                cursor.execute("LOCK TABLE headgate_worker_heartbeat IN ACCESS EXCLUSIVE MODE")
+                ready.set()
+                release.wait(30)
+        else:
+            cursor.execute("LOCK TABLES headgate_worker_heartbeat WRITE")
+            try:
+                ready.set()
+                release.wait(30)
+            finally:
+                cursor.execute("UNLOCK TABLES")
