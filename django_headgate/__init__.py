@@ -14,6 +14,12 @@ _EXPORTS = {
     "cancel": "api",
     "retry": "api",
     "current_job": "worker.context",
+    "register_retention_class": "policies",
+    "set_queue_retention": "policies",
+    "clear_queue_retention": "policies",
+    "set_archive_policy": "policies",
+    "clear_archive_policy": "policies",
+    "prune_archive_month": "archive",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
 
 
 class HeadgateConfig(AppConfig):
@@ -9,3 +10,7 @@ class HeadgateConfig(AppConfig):
 
     def ready(self):
         from . import checks  # noqa: F401  (registers the system checks)
+        from .policies import register_after_migrate
+
+        # Built-in and HEADGATE["RETENTION_CLASSES"] classes exist after migrate (and flush).
+        post_migrate.connect(register_after_migrate, sender=self, dispatch_uid="headgate.register_classes")

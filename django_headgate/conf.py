@@ -15,6 +15,8 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 
+from .validation import retention_class_setting_errors
+
 MINUTE = 60
 HOUR = 60 * MINUTE
 DAY = 24 * HOUR
@@ -199,6 +201,9 @@ def _cross_field_errors(values):
             f"HEADGATE['RETRY_BACKOFF_BASE'] ({base:g} s) must not exceed "
             f"HEADGATE['RETRY_BACKOFF_MAX'] ({ceiling:g} s).",
         ))
+    classes = values.get("retention_classes")
+    if isinstance(classes, dict):
+        errors.extend(retention_class_setting_errors(classes))
     return errors
 
 

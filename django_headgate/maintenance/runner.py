@@ -18,13 +18,16 @@ from django.db import DatabaseError, connections
 
 from ..conf import get_settings
 from ..store import get_store
+from ..policies import register_configured_classes
+from .archive_prune import ArchivePruneDuty
 from .heartbeat_prune import HeartbeatPruneDuty
 from .outcomes import load_schedule
 from .rescue import RescueDuty
+from .retention_sweep import RetentionSweepDuty
 
 logger = logging.getLogger(__name__)
 
-DUTIES = [RescueDuty, HeartbeatPruneDuty]
+DUTIES = [RescueDuty, RetentionSweepDuty, HeartbeatPruneDuty, ArchivePruneDuty]
 
 #: Longest sleep of ``run_forever`` between looks at the schedule.
 MAX_WAIT_SECONDS = 60.0
@@ -36,6 +39,8 @@ class MaintenanceRunner:
     def __init__(self, *, using=None, duty_names=None, own_identity=None, clock=None):
         conf = get_settings()
         self.store = get_store(using or conf.database)
+        # HEADGATE["RETENTION_CLASSES"] exist before any duty runs (DESIGN §6).
+        register_configured_classes(using=self.store.alias)
         #: Returns the store-clock "now"; tests inject a fake one.
         self.clock = clock or self.store.now
         classes = [cls for cls in DUTIES if duty_names is None or cls.name in duty_names]

@@ -257,6 +257,9 @@ class BaseStore:
 
     # -- retention sweep and archive ----------------------------------------------------------
 
+    #: ``archive_row_estimates()`` returns exact counts (True), or catalogue estimates.
+    archive_counts_are_exact = False
+
     def sweep_expired(self, limit, queue=None):
         """Evict up to ``limit`` expired terminal jobs in ONE transaction; return a SweepBatch.
 

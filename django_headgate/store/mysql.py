@@ -9,10 +9,10 @@ are ``GET_LOCK(name, 0)``, and there is no LISTEN/NOTIFY (workers poll with back
 from contextlib import contextmanager
 from datetime import timezone
 
-from django.db import IntegrityError
+from django.db import IntegrityError, OperationalError
 
-from ..exceptions import JobIdConflict
-from .base import BaseStore, ClaimedJob
+from ..exceptions import ArchivePruneRefused, JobIdConflict
+from .base import BaseStore, ClaimedJob, SweepBatch
 
 # MySQL's duplicate-key error number.
 ER_DUP_ENTRY = 1062
@@ -163,6 +163,64 @@ MARIADB_BUDGET = "SET STATEMENT max_statement_time = %s, lock_wait_timeout = %s 
 MYSQL_BUDGET_HINTS = "/*+ MAX_EXECUTION_TIME(%s) SET_VAR(lock_wait_timeout = %s) */ "
 # Step 2: delete the rows step 1 locked (same transaction; primary key).
 SQL_PRUNE_HEARTBEATS_DELETE = "DELETE FROM headgate_worker_heartbeat WHERE worker_id IN ({ids})"
+
+# -- retention sweep and archive --
+TERMINAL_STATES_SQL = "('succeeded', 'dead', 'cancelled')"
+# The store clock in integer milliseconds, from UTC_TIMESTAMP(6) by arithmetic alone (no session
+# time zone involved, unlike UNIX_TIMESTAMP(NOW())).
+NOW_MS = f"(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', {NOW}) DIV 1000)"
+ARCHIVE_COLUMNS = (
+    "archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, "
+    "result, tags, created_at, finished_at, evicted_at_ms, archive_retention_ms"
+)
+# Queues the default sweep leaves alone: held (paused) or swept on their own (cleanup_batch_limit).
+# Read before the locking SELECT, so that FOR UPDATE SKIP LOCKED never applies to policy rows.
+SQL_SWEEP_SET_ASIDE_QUEUES = (
+    "SELECT queue FROM headgate_queue_policy WHERE paused OR cleanup_batch_limit IS NOT NULL"
+)
+# Sweep step 1: lock expired terminal rows, oldest expiry first (headgate_job_expires_idx),
+# skipping locked ones. {queue_filter}: empty, NOT IN (set-aside queues) or = one queue.
+SQL_SWEEP_SELECT = f"""
+SELECT id FROM headgate_job
+WHERE state IN {TERMINAL_STATES_SQL} AND expires_at <= {NOW} {{queue_filter}}
+ORDER BY expires_at
+LIMIT %s
+FOR UPDATE SKIP LOCKED
+"""
+# Sweep step 2 (same transaction): copy the locked rows of queues with an archive policy.
+# {archive_id} is UUID() for a native uuid column (MariaDB >= 10.7), else its 32 hex digits.
+SQL_SWEEP_ARCHIVE = f"""
+INSERT INTO headgate_job_archive ({ARCHIVE_COLUMNS})
+SELECT {{archive_id}}, j.id, j.queue, j.task, j.args, j.kwargs, j.errors, j.attempts, j.fingerprint,
+       j.state, j.result, j.tags, j.created_at, j.finished_at, {NOW_MS}, p.archive_retention DIV 1000
+FROM headgate_job AS j JOIN headgate_archive_policy AS p ON p.queue = j.queue
+WHERE j.id IN ({{ids}})
+"""
+ARCHIVE_ID_NATIVE = "UUID()"
+ARCHIVE_ID_HEX = "REPLACE(UUID(), '-', '')"
+# Sweep step 3 (same transaction): delete the locked rows (primary key).
+SQL_SWEEP_DELETE = f"DELETE FROM headgate_job WHERE id IN ({{ids}}) AND state IN {TERMINAL_STATES_SQL}"
+SQL_NOW_MS = f"SELECT {NOW_MS}"
+# {partition} is a quoted partition name from archive_months; PARTITION (...) reads only it.
+SQL_ARCHIVE_HAS_ROWS = "SELECT EXISTS (SELECT 1 FROM headgate_job_archive PARTITION ({partition}))"
+# Any row of the partition not yet expired: one probe of headgate_archive_expires_idx.
+SQL_ARCHIVE_HAS_UNEXPIRED = (
+    "SELECT EXISTS (SELECT 1 FROM headgate_job_archive PARTITION ({partition}) WHERE expires_at_ms > %s)"
+)
+# LOCK TABLES ... WRITE waits (at most lock_wait_timeout) for transactions that wrote to the
+# archive to end and holds new writers until UNLOCK TABLES; it commits any open transaction.
+SQL_GET_LOCK_WAIT_TIMEOUT = "SELECT @@SESSION.lock_wait_timeout"
+SQL_SET_LOCK_WAIT_TIMEOUT = "SET SESSION lock_wait_timeout = %s"
+SQL_LOCK_ARCHIVE = "LOCK TABLES headgate_job_archive WRITE"
+SQL_UNLOCK_TABLES = "UNLOCK TABLES"
+SQL_TRUNCATE_ARCHIVE_PARTITION = "ALTER TABLE headgate_job_archive TRUNCATE PARTITION {partition}"
+# InnoDB's row estimate of every partition (information_schema: no scan).
+SQL_ARCHIVE_ESTIMATES = """
+SELECT PARTITION_NAME, TABLE_ROWS FROM information_schema.PARTITIONS
+WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'headgate_job_archive'
+"""
+# ER_LOCK_WAIT_TIMEOUT: LOCK TABLES ran into lock_wait_timeout.
+ER_LOCK_WAIT_TIMEOUT = 1205
 
 INSERT_BATCH_ROWS = 1000
 MICROSECONDS = 1_000_000
@@ -331,3 +389,87 @@ class MySQLStore(BaseStore):
             if ids:
                 cursor.execute(SQL_PRUNE_HEARTBEATS_DELETE.format(ids=placeholders(len(ids))), ids)
         return len(ids)
+
+    # -- retention sweep and archive --
+
+    def sweep_expired(self, limit, queue=None):
+        with self.atomic(), self.cursor() as cursor:
+            if queue is not None:
+                queue_filter, params = "AND queue = %s", [queue, limit]
+            else:
+                cursor.execute(SQL_SWEEP_SET_ASIDE_QUEUES, [])
+                set_aside = [row[0] for row in cursor.fetchall()]
+                queue_filter = f"AND queue NOT IN ({placeholders(len(set_aside))})" if set_aside else ""
+                params = [*set_aside, limit]
+            cursor.execute(SQL_SWEEP_SELECT.format(queue_filter=queue_filter), params)
+            ids = [row[0] for row in cursor.fetchall()]
+            if not ids:
+                return SweepBatch(evicted=0, archived=0)
+            archive_id = ARCHIVE_ID_NATIVE if self.connection.features.has_native_uuid_field else ARCHIVE_ID_HEX
+            cursor.execute(SQL_SWEEP_ARCHIVE.format(archive_id=archive_id, ids=placeholders(len(ids))), ids)
+            archived = cursor.rowcount
+            cursor.execute(SQL_SWEEP_DELETE.format(ids=placeholders(len(ids))), ids)
+            return SweepBatch(evicted=cursor.rowcount, archived=archived)
+
+    def archive_now_ms(self):
+        with self.cursor() as cursor:
+            cursor.execute(SQL_NOW_MS, [])
+            return int(cursor.fetchone()[0])
+
+    def _partition(self, partition):
+        return self.connection.ops.quote_name(self.check_archive_partition(partition).partition_name)
+
+    def archive_partition_has_rows(self, partition):
+        with self.cursor() as cursor:
+            cursor.execute(SQL_ARCHIVE_HAS_ROWS.format(partition=self._partition(partition)), [])
+            return bool(cursor.fetchone()[0])
+
+    def archive_partition_has_unexpired(self, partition, now_ms):
+        with self.cursor() as cursor:
+            cursor.execute(SQL_ARCHIVE_HAS_UNEXPIRED.format(partition=self._partition(partition)), [now_ms])
+            return bool(cursor.fetchone()[0])
+
+    @contextmanager
+    def archive_partition_locked(self, partition, timeout_seconds=10.0):
+        self.check_archive_partition(partition)
+        if self.connection.in_atomic_block:
+            # LOCK TABLES and the TRUNCATE PARTITION DDL would commit the caller's transaction.
+            raise ArchivePruneRefused(
+                "On MySQL/MariaDB an archive month cannot be pruned inside a transaction "
+                "(LOCK TABLES and TRUNCATE PARTITION commit it).",
+                reason="in_transaction", month=partition.key,
+            )
+        with self.cursor() as cursor:
+            cursor.execute(SQL_GET_LOCK_WAIT_TIMEOUT, [])
+            previous = cursor.fetchone()[0]
+            cursor.execute(SQL_SET_LOCK_WAIT_TIMEOUT, [max(1, round(timeout_seconds))])
+            try:
+                cursor.execute(SQL_LOCK_ARCHIVE, [])
+            except OperationalError as exc:
+                cursor.execute(SQL_SET_LOCK_WAIT_TIMEOUT, [previous])
+                if exc.args and exc.args[0] == ER_LOCK_WAIT_TIMEOUT:
+                    raise ArchivePruneRefused(
+                        f"The archive table stayed locked for {timeout_seconds:g} s.",
+                        reason="locked", month=partition.key,
+                    ) from None
+                raise
+        try:
+            yield
+        finally:
+            with self.cursor() as cursor:
+                cursor.execute(SQL_UNLOCK_TABLES, [])
+                cursor.execute(SQL_SET_LOCK_WAIT_TIMEOUT, [previous])
+
+    def truncate_archive_partition(self, partition):
+        if self.check_archive_partition(partition).is_edge:
+            raise ValueError("The archive's edge partitions are never truncated by month.")
+        with self.cursor() as cursor:
+            cursor.execute(SQL_TRUNCATE_ARCHIVE_PARTITION.format(partition=self._partition(partition)), [])
+
+    def archive_row_estimates(self):
+        from ..archive_months import PARTITIONS
+
+        with self.cursor() as cursor:
+            cursor.execute(SQL_ARCHIVE_ESTIMATES, [])
+            rows = {name: (int(count) if count is not None else None) for name, count in cursor.fetchall()}
+        return {partition.key: rows.get(partition.partition_name) for partition in PARTITIONS}

@@ -4,10 +4,10 @@ import logging
 from contextlib import contextmanager
 
 import psycopg
-from django.db import DatabaseError, IntegrityError, connections
+from django.db import DatabaseError, IntegrityError, OperationalError, connections
 
-from ..exceptions import JobIdConflict
-from .base import BaseStore, ClaimedJob, lock_key
+from ..exceptions import ArchivePruneRefused, JobIdConflict
+from .base import BaseStore, ClaimedJob, SweepBatch, lock_key
 
 logger = logging.getLogger(__name__)
 
@@ -194,6 +194,68 @@ SQL_SET_LOCAL_TIMEOUTS = (
     "SELECT set_config('statement_timeout', %s, true), set_config('lock_timeout', %s, true)"
 )
 
+# -- retention sweep and archive --
+TERMINAL_STATES_SQL = "('succeeded', 'dead', 'cancelled')"
+# The store clock in integer milliseconds (now() is the transaction's start: one value per batch).
+NOW_MS = "floor(extract(epoch FROM now()) * 1000)::bigint"
+ARCHIVE_COLUMNS = (
+    "archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, "
+    "result, tags, created_at, finished_at, evicted_at_ms, archive_retention_ms"
+)
+# Sweep one batch in one statement: lock expired terminal rows oldest expiry first
+# (headgate_job_expires_idx) skipping locked ones, delete them, and copy those whose queue has
+# an archive policy into the archive (routed to the partition of evicted_at_ms). Data-modifying
+# CTEs all run on one snapshot and commit together. {queue_filter} is one of the two below.
+SQL_SWEEP = f"""
+WITH batch AS (
+    SELECT id FROM headgate_job
+    WHERE state IN {TERMINAL_STATES_SQL} AND expires_at <= now() {{queue_filter}}
+    ORDER BY expires_at
+    LIMIT %s
+    FOR UPDATE SKIP LOCKED
+), evicted AS (
+    DELETE FROM headgate_job AS j USING batch
+    WHERE j.id = batch.id AND j.state IN {TERMINAL_STATES_SQL}
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.errors, j.attempts, j.fingerprint,
+              j.state, j.result, j.tags, j.created_at, j.finished_at
+), archived AS (
+    INSERT INTO headgate_job_archive ({ARCHIVE_COLUMNS})
+    SELECT gen_random_uuid(), e.id, e.queue, e.task, e.args, e.kwargs, e.errors, e.attempts,
+           e.fingerprint, e.state, e.result, e.tags, e.created_at, e.finished_at, {NOW_MS},
+           floor(extract(epoch FROM p.archive_retention) * 1000)::bigint
+    FROM evicted AS e JOIN headgate_archive_policy AS p ON p.queue = e.queue
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM evicted), (SELECT count(*) FROM archived)
+"""
+# Every queue but those held (paused) or swept on their own (cleanup_batch_limit).
+SWEEP_DEFAULT_QUEUES = (
+    "AND queue NOT IN (SELECT queue FROM headgate_queue_policy "
+    "WHERE paused OR cleanup_batch_limit IS NOT NULL)"
+)
+SQL_SWEEP_DEFAULT = SQL_SWEEP.format(queue_filter=SWEEP_DEFAULT_QUEUES)
+SQL_SWEEP_QUEUE = SQL_SWEEP.format(queue_filter="AND queue = %s")
+SQL_NOW_MS = f"SELECT {NOW_MS}"
+# One row of a child table, if any ({table} is a quoted name from archive_months).
+SQL_ARCHIVE_HAS_ROWS = "SELECT EXISTS (SELECT 1 FROM {table})"
+# Any row of a child not yet expired: one probe of its expires_at_ms index.
+SQL_ARCHIVE_HAS_UNEXPIRED = "SELECT EXISTS (SELECT 1 FROM {table} WHERE expires_at_ms > %s)"
+# Lock wait bound of this transaction only (milliseconds).
+SQL_SET_LOCAL_LOCK_TIMEOUT = "SELECT set_config('lock_timeout', %s, true)"
+# Waits for sweeps writing into the child to commit, and holds new ones until our commit.
+SQL_LOCK_ARCHIVE_CHILD = "LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE"
+SQL_TRUNCATE_ARCHIVE_CHILD = "TRUNCATE TABLE {table}"
+# Catalogue row estimates of every child; a never-analysed child (-1) with no pages is empty.
+SQL_ARCHIVE_ESTIMATES = """
+SELECT c.relname,
+       CASE WHEN c.reltuples >= 0 THEN c.reltuples::bigint
+            WHEN pg_relation_size(c.oid) = 0 THEN 0 END
+FROM pg_inherits AS i JOIN pg_class AS c ON c.oid = i.inhrelid
+WHERE i.inhparent = 'headgate_job_archive'::regclass
+"""
+# lock_not_available: LOCK TABLE ran into lock_timeout.
+LOCK_NOT_AVAILABLE = "55P03"
+
 INSERT_BATCH_ROWS = 1000
 
 
@@ -348,3 +410,64 @@ class PostgreSQLStore(BaseStore):
                     stop.wait(timeout)
         finally:
             connection.close()
+
+    # -- retention sweep and archive --
+
+    def sweep_expired(self, limit, queue=None):
+        with self.cursor() as cursor:
+            if queue is None:
+                cursor.execute(SQL_SWEEP_DEFAULT, [limit])
+            else:
+                cursor.execute(SQL_SWEEP_QUEUE, [queue, limit])
+            evicted, archived = cursor.fetchone()
+        return SweepBatch(evicted=evicted, archived=archived)
+
+    def archive_now_ms(self):
+        with self.cursor() as cursor:
+            cursor.execute(SQL_NOW_MS, [])
+            return cursor.fetchone()[0]
+
+    def _child(self, partition):
+        return self.connection.ops.quote_name(self.check_archive_partition(partition).table_name)
+
+    def archive_partition_has_rows(self, partition):
+        with self.cursor() as cursor:
+            cursor.execute(SQL_ARCHIVE_HAS_ROWS.format(table=self._child(partition)), [])
+            return cursor.fetchone()[0]
+
+    def archive_partition_has_unexpired(self, partition, now_ms):
+        with self.cursor() as cursor:
+            cursor.execute(SQL_ARCHIVE_HAS_UNEXPIRED.format(table=self._child(partition)), [now_ms])
+            return cursor.fetchone()[0]
+
+    @contextmanager
+    def archive_partition_locked(self, partition, timeout_seconds=10.0):
+        table = self._child(partition)
+        with self.atomic():
+            try:
+                with self.cursor() as cursor:
+                    cursor.execute(SQL_SET_LOCAL_LOCK_TIMEOUT, [f"{max(1, round(timeout_seconds * 1000))}ms"])
+                    cursor.execute(SQL_LOCK_ARCHIVE_CHILD.format(table=table), [])
+            except OperationalError as exc:
+                if getattr(exc.__cause__, "sqlstate", None) != LOCK_NOT_AVAILABLE:
+                    raise
+                raise ArchivePruneRefused(
+                    f"Archive partition {partition.table_name} stayed locked for {timeout_seconds:g} s.",
+                    reason="locked", month=partition.key,
+                ) from None
+            yield
+
+    def truncate_archive_partition(self, partition):
+        if self.check_archive_partition(partition).is_edge:
+            raise ValueError("The archive's edge partitions are never truncated by month.")
+        with self.cursor() as cursor:
+            cursor.execute(SQL_TRUNCATE_ARCHIVE_CHILD.format(table=self._child(partition)), [])
+
+    def archive_row_estimates(self):
+        from ..archive_months import PARTITIONS
+
+        keys = {partition.table_name: partition.key for partition in PARTITIONS}
+        with self.cursor() as cursor:
+            cursor.execute(SQL_ARCHIVE_ESTIMATES, [])
+            rows = dict(cursor.fetchall())
+        return {key: rows.get(name) for name, key in keys.items()}

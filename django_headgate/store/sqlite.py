@@ -11,11 +11,11 @@ import threading
 from contextlib import contextmanager
 from datetime import timezone
 
-from django.db import IntegrityError
+from django.db import IntegrityError, OperationalError
 from django.utils.dateparse import parse_datetime
 
-from ..exceptions import JobIdConflict
-from .base import BaseStore, ClaimedJob
+from ..exceptions import ArchivePruneRefused, JobIdConflict
+from .base import BaseStore, ClaimedJob, SweepBatch
 
 # '%%' because every statement runs with a parameter list: Django's SQLite cursor then turns '%%'
 # into '%', and its DEBUG query log formats ``sql % params`` (a bare '%Y' would raise there).
@@ -151,6 +151,56 @@ DELETE FROM headgate_worker_heartbeat WHERE worker_id IN (
 EXCLUDE_OWN_HEARTBEAT = "AND NOT (worker_id = %s AND instance_id = %s)"
 SQL_PRUNE_HEARTBEATS_ALL = SQL_PRUNE_HEARTBEATS.format(exclude_own="")
 SQL_PRUNE_HEARTBEATS_NOT_OWN = SQL_PRUNE_HEARTBEATS.format(exclude_own=EXCLUDE_OWN_HEARTBEAT)
+
+# -- retention sweep and archive --
+# SQLite keeps the archive in one plain table: a "partition" is a range of evicted_at_ms.
+TERMINAL_STATES_SQL = "('succeeded', 'dead', 'cancelled')"
+# The store clock in integer milliseconds ('now' is fixed for the whole statement).
+NOW_MS = "CAST((julianday('now') - 2440587.5) * 86400000.0 + 0.5 AS INTEGER)"
+ARCHIVE_COLUMNS = (
+    "archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, "
+    "result, tags, created_at, finished_at, evicted_at_ms, archive_retention_ms"
+)
+# Every queue but those held (paused) or swept on their own (cleanup_batch_limit).
+SWEEP_DEFAULT_QUEUES = (
+    "AND queue NOT IN (SELECT queue FROM headgate_queue_policy "
+    "WHERE paused OR cleanup_batch_limit IS NOT NULL)"
+)
+# Sweep step 1: expired terminal rows, oldest expiry first (headgate_job_expires_idx). SQLite's
+# single writer stands in for SKIP LOCKED; a concurrent write makes step 2 fail, not diverge.
+SQL_SWEEP_SELECT = f"""
+SELECT id FROM headgate_job
+WHERE state IN {TERMINAL_STATES_SQL} AND expires_at <= {NOW} {{queue_filter}}
+ORDER BY expires_at
+LIMIT %s
+"""
+SQL_SWEEP_SELECT_DEFAULT = SQL_SWEEP_SELECT.format(queue_filter=SWEEP_DEFAULT_QUEUES)
+SQL_SWEEP_SELECT_QUEUE = SQL_SWEEP_SELECT.format(queue_filter="AND queue = %s")
+# Sweep step 2 (same transaction): copy the selected rows of queues with an archive policy.
+SQL_SWEEP_ARCHIVE = f"""
+INSERT INTO headgate_job_archive ({ARCHIVE_COLUMNS})
+SELECT lower(hex(randomblob(16))), j.id, j.queue, j.task, j.args, j.kwargs, j.errors, j.attempts,
+       j.fingerprint, j.state, j.result, j.tags, j.created_at, j.finished_at, {NOW_MS},
+       p.archive_retention / 1000
+FROM headgate_job AS j JOIN headgate_archive_policy AS p ON p.queue = j.queue
+WHERE j.id IN ({{ids}})
+"""
+# Sweep step 3 (same transaction): delete the selected rows (primary key).
+SQL_SWEEP_DELETE = f"DELETE FROM headgate_job WHERE id IN ({{ids}}) AND state IN {TERMINAL_STATES_SQL}"
+SQL_NOW_MS = f"SELECT {NOW_MS}"
+# A partition's rows: [start, end) of evicted_at_ms (headgate_archive_evicted_idx).
+IN_PARTITION = "evicted_at_ms >= %s AND evicted_at_ms < %s"
+SQL_ARCHIVE_HAS_ROWS = f"SELECT EXISTS (SELECT 1 FROM headgate_job_archive WHERE {IN_PARTITION})"
+SQL_ARCHIVE_HAS_UNEXPIRED = (
+    f"SELECT EXISTS (SELECT 1 FROM headgate_job_archive WHERE {IN_PARTITION} AND expires_at_ms > %s)"
+)
+SQL_DELETE_ARCHIVE_PARTITION = f"DELETE FROM headgate_job_archive WHERE {IN_PARTITION}"
+# Exact rows per month (SQLite is the development database: a count is cheap enough).
+SQL_ARCHIVE_COUNTS = (
+    "SELECT min(evicted_at_ms), count(*) FROM headgate_job_archive "
+    "GROUP BY strftime('%%Y%%m', evicted_at_ms / 1000, 'unixepoch')"
+)
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 # SQLite allows 32,766 bound parameters per statement; 13 per row.
 INSERT_BATCH_ROWS = 500
@@ -305,3 +355,73 @@ class SQLiteStore(BaseStore):
                 cursor.execute(SQL_PRUNE_HEARTBEATS_NOT_OWN,
                                [cutoff, exclude[0], self.db_uuid(exclude[1]), limit])
             return cursor.rowcount
+
+    # -- retention sweep and archive --
+
+    archive_counts_are_exact = True
+
+    def sweep_expired(self, limit, queue=None):
+        with self.atomic(), self.cursor() as cursor:
+            if queue is None:
+                cursor.execute(SQL_SWEEP_SELECT_DEFAULT, [limit])
+            else:
+                cursor.execute(SQL_SWEEP_SELECT_QUEUE, [queue, limit])
+            ids = [row[0] for row in cursor.fetchall()]
+            if not ids:
+                return SweepBatch(evicted=0, archived=0)
+            cursor.execute(SQL_SWEEP_ARCHIVE.format(ids=placeholders(len(ids))), ids)
+            archived = cursor.rowcount
+            cursor.execute(SQL_SWEEP_DELETE.format(ids=placeholders(len(ids))), ids)
+            return SweepBatch(evicted=cursor.rowcount, archived=archived)
+
+    def archive_now_ms(self):
+        with self.cursor() as cursor:
+            cursor.execute(SQL_NOW_MS, [])
+            return cursor.fetchone()[0]
+
+    def _range(self, partition):
+        partition = self.check_archive_partition(partition)
+        start = INT64_MIN if partition.start_ms is None else partition.start_ms
+        end = INT64_MAX if partition.end_ms is None else partition.end_ms
+        return [start, end]
+
+    def archive_partition_has_rows(self, partition):
+        with self.cursor() as cursor:
+            cursor.execute(SQL_ARCHIVE_HAS_ROWS, self._range(partition))
+            return bool(cursor.fetchone()[0])
+
+    def archive_partition_has_unexpired(self, partition, now_ms):
+        with self.cursor() as cursor:
+            cursor.execute(SQL_ARCHIVE_HAS_UNEXPIRED, [*self._range(partition), now_ms])
+            return bool(cursor.fetchone()[0])
+
+    @contextmanager
+    def archive_partition_locked(self, partition, timeout_seconds=10.0):
+        # One transaction: SQLite's single writer excludes a concurrent sweep; a write that
+        # slipped in after our read makes our delete fail ("database is locked"), never diverge.
+        self.check_archive_partition(partition)
+        try:
+            with self.atomic():
+                yield
+        except OperationalError as exc:
+            if "locked" not in str(exc):
+                raise
+            raise ArchivePruneRefused(
+                f"The archive was locked by another writer: {exc}", reason="locked", month=partition.key,
+            ) from None
+
+    def truncate_archive_partition(self, partition):
+        if self.check_archive_partition(partition).is_edge:
+            raise ValueError("The archive's edge partitions are never truncated by month.")
+        with self.cursor() as cursor:
+            cursor.execute(SQL_DELETE_ARCHIVE_PARTITION, self._range(partition))
+
+    def archive_row_estimates(self):
+        from ..archive_months import PARTITIONS, partition_for_ms
+
+        counts = {partition.key: 0 for partition in PARTITIONS}
+        with self.cursor() as cursor:
+            cursor.execute(SQL_ARCHIVE_COUNTS, [])
+            for evicted_at_ms, rows in cursor.fetchall():
+                counts[partition_for_ms(evicted_at_ms).key] += rows
+        return counts

@@ -20,6 +20,7 @@ from django.db import DatabaseError, connections
 
 from ..conf import get_settings
 from ..exceptions import StaleLease
+from ..policies import register_configured_classes
 from ..store import get_store
 from ..store.base import Completion
 from .backoff import retry_delay_seconds
@@ -95,6 +96,8 @@ class Worker:
     # -- main loop ----------------------------------------------------------------------------
 
     def run(self):
+        # HEADGATE["RETENTION_CLASSES"] exist before this worker runs anything (DESIGN §6).
+        register_configured_classes(using=self.store.alias)
         self.register_heartbeat()
         threads = JobThreads(self.concurrency, self.store, self.worker_id,
                              self.conf.output_max_chars, self._job_done)

@@ -1,0 +1,129 @@
+"""Pruning the cold archive a whole closed month at a time (DESIGN §7).
+
+``prune_archive_month("YYYYMM")`` empties one monthly partition with ``TRUNCATE`` (PostgreSQL:
+``TRUNCATE TABLE`` of the child; MySQL/MariaDB: ``ALTER TABLE ... TRUNCATE PARTITION``; SQLite:
+a DELETE of the month's range), never with a row-by-row DELETE that grows with the archive. It
+refuses, raising :class:`ArchivePruneRefused` with a ``reason`` code, unless:
+
+1. the month is in the closed grammar (``invalid_month``) and inside the monthly horizon
+   202501..203112 (``outside_horizon``; the edge partitions are never pruned by month);
+2. no other prune runs (``locked``: a cluster-wide singleton lock, and the partition's own lock
+   for at most 10 seconds);
+3. the month has ended by the store clock (``month_not_closed``);
+4. every row of the partition satisfies ``evicted_at_ms + archive_retention_ms <= store now``
+   (``rows_not_expired``: one probe of the ``expires_at_ms`` index).
+
+Checks 3 and 4 and the TRUNCATE run while the partition is held against writers: sweeps that were
+writing into the month have committed before the check (so it sees their rows), and a closed
+month cannot receive a new eviction, whose ``evicted_at_ms`` is the store's now. A refusal is
+logged (``action=archive_prune_refused``, ``reason``) before it is raised.
+"""
+
+import logging
+from contextlib import nullcontext
+from dataclasses import dataclass
+
+from .archive_months import MONTHS, parse_archive_month
+from .conf import get_settings
+from .exceptions import ArchivePruneRefused
+from .store import get_store
+
+logger = logging.getLogger(__name__)
+
+#: Cluster-wide singleton lock of month pruning (the prune duty holds its own duty lock too).
+PRUNE_LOCK = "headgate.archive_prune"
+#: Longest wait for the partition's lock (a sweep transaction writing into it).
+PARTITION_LOCK_SECONDS = 10.0
+
+INVALID_MONTH = "invalid_month"
+OUTSIDE_HORIZON = "outside_horizon"
+MONTH_NOT_CLOSED = "month_not_closed"
+ROWS_NOT_EXPIRED = "rows_not_expired"
+LOCKED = "locked"
+
+
+@dataclass(frozen=True)
+class PruneResult:
+    """A month that was pruned, or (``dry_run``) that may be pruned now."""
+
+    month: str
+    partition: str
+    dry_run: bool
+    store_now_ms: int
+
+    @property
+    def pruned(self):
+        return not self.dry_run
+
+
+def prune_archive_month(month, *, dry_run=False, using=None, log_refusal=True):
+    """Empty the archive partition of ``month`` ("YYYYMM") by TRUNCATE; returns a PruneResult.
+
+    ``dry_run``: check eligibility only, change nothing. Raises ArchivePruneRefused (``reason``:
+    invalid_month, outside_horizon, locked, month_not_closed, rows_not_expired; on MySQL also
+    in_transaction) and changes nothing; the input is parsed against the closed month grammar
+    before any SQL runs."""
+    try:
+        partition = parse_archive_month(month)
+        store = get_store(using or get_settings().database)
+        with store.singleton_lock(PRUNE_LOCK) as taken:
+            if not taken:
+                raise ArchivePruneRefused(f"Another archive prune is running; month {month} was not pruned.",
+                                          reason=LOCKED, month=month)
+            # A dry run takes no partition lock: it changes nothing, so it need not exclude writers.
+            guard = nullcontext() if dry_run else store.archive_partition_locked(partition, PARTITION_LOCK_SECONDS)
+            with guard:
+                now_ms = _check_prunable(store, partition)
+                if not dry_run:
+                    store.truncate_archive_partition(partition)
+    except ArchivePruneRefused as refusal:
+        if log_refusal:
+            logger.warning("Archive month %r not pruned (%s): %s", month, refusal.reason, refusal.message,
+                           extra={"action": "archive_prune_refused", "reason": refusal.reason,
+                                  "month": month if isinstance(month, str) and len(month) <= 16 else None})
+        raise
+    logger.info("Archive month %s %s.", partition.key, "may be pruned" if dry_run else "pruned",
+                extra={"action": "archive_prune_checked" if dry_run else "archive_pruned",
+                       "month": partition.key})
+    return PruneResult(partition.key, partition.table_name, dry_run, now_ms)
+
+
+def _check_prunable(store, partition):
+    """Raise ArchivePruneRefused unless the month is closed and fully expired; return store now (ms)."""
+    now_ms = store.archive_now_ms()
+    if now_ms < partition.end_ms:
+        raise ArchivePruneRefused(
+            f"Archive month {partition.key} has not ended by the store clock.",
+            reason=MONTH_NOT_CLOSED, month=partition.key,
+        )
+    if store.archive_partition_has_unexpired(partition, now_ms):
+        raise ArchivePruneRefused(
+            f"Archive month {partition.key} holds rows whose archive retention has not expired.",
+            reason=ROWS_NOT_EXPIRED, month=partition.key,
+        )
+    return now_ms
+
+
+def prune_expired_months(*, using=None):
+    """Prune every closed month whose rows have all expired (the archive prune duty).
+
+    Months without rows are skipped with one probe each; ``rows_not_expired`` is the normal
+    state of a young month and is not logged as a refusal. Returns the months pruned."""
+    store = get_store(using or get_settings().database)
+    now_ms = store.archive_now_ms()
+    pruned = []
+    for partition in MONTHS:
+        if partition.end_ms > now_ms:
+            break
+        if not store.archive_partition_has_rows(partition):
+            continue
+        try:
+            prune_archive_month(partition.key, using=store.alias, log_refusal=False)
+        except ArchivePruneRefused as refusal:
+            if refusal.reason != ROWS_NOT_EXPIRED:
+                logger.warning("Archive month %s not pruned (%s).", partition.key, refusal.reason,
+                               extra={"action": "archive_prune_refused", "reason": refusal.reason,
+                                      "month": partition.key})
+            continue
+        pruned.append(partition.key)
+    return pruned

@@ -1,0 +1,134 @@
+"""What ``manage.py headgate_status`` reports, as a list of independent sections.
+
+Each section builder takes the :class:`StatusContext` (store, settings, store-clock now) and
+returns a :class:`Section`: JSON-ready ``data``, the human-readable ``lines`` and any
+``warnings``. Adding a section is one function appended to :data:`SECTIONS`. Every query here is
+bounded or served by the catalogue: job counts group the hot table (which the retention sweep
+keeps bounded), archive rows are the database's estimates where an exact count is costly, and
+the horizon check reads at most one row of the edge partition.
+"""
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.db.models import Count, Min
+
+from .archive_months import AFTER_EDGE, BEFORE_EDGE, HORIZON_WARNING_MONTH, MONTHS, PARTITIONS, parse_archive_month
+from .conf import get_settings
+from .models import Job, JobState, WorkerHeartbeat
+from .store import get_store
+
+
+@dataclass(frozen=True)
+class StatusContext:
+    store: object
+    conf: object
+    now: datetime  # the store clock
+    now_ms: int
+
+
+@dataclass
+class Section:
+    name: str
+    title: str
+    data: object
+    lines: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
+
+
+def _age_seconds(ctx, moment):
+    return None if moment is None else max(0.0, (ctx.now - moment).total_seconds())
+
+
+def jobs_section(ctx):
+    """Jobs per queue and state, and the age of the oldest ready job (per queue and overall)."""
+    jobs = Job.objects.using(ctx.store.alias)
+    counts = {}
+    for row in jobs.order_by().values("queue", "state").annotate(n=Count("id")):
+        counts.setdefault(row["queue"], {})[row["state"]] = row["n"]
+    ready = (jobs.order_by().filter(state=JobState.AVAILABLE, run_at__lte=ctx.now)
+             .values("queue").annotate(oldest=Min("run_at")))
+    oldest = {row["queue"]: _age_seconds(ctx, row["oldest"]) for row in ready}
+    data = {
+        "by_queue": {queue: {"states": counts[queue], "oldest_ready_age_seconds": oldest.get(queue)}
+                     for queue in sorted(counts)},
+        "oldest_ready_age_seconds": max(oldest.values()) if oldest else None,
+    }
+    lines = []
+    for queue, entry in data["by_queue"].items():
+        states = ", ".join(f"{state} {n}" for state, n in sorted(entry["states"].items()))
+        age = entry["oldest_ready_age_seconds"]
+        lines.append(f"{queue}: {states}" + (f"; oldest ready {age:.1f} s" if age is not None else ""))
+    return Section("jobs", "Jobs", data, lines or ["no jobs"])
+
+
+def workers_section(ctx):
+    """Workers whose heartbeat is fresher than HEARTBEAT.STALE_AFTER, and how many are stale."""
+    cutoff = ctx.now - timedelta(seconds=ctx.conf.heartbeat_stale_after)
+    heartbeats = WorkerHeartbeat.objects.using(ctx.store.alias)
+    live = [
+        {"worker_id": hb.worker_id, "hostname": hb.hostname, "pid": hb.pid, "queues": hb.queues,
+         "heartbeat_age_seconds": _age_seconds(ctx, hb.last_heartbeat_at)}
+        for hb in heartbeats.filter(last_heartbeat_at__gte=cutoff).order_by("worker_id")
+    ]
+    stale = heartbeats.filter(last_heartbeat_at__lt=cutoff).count()
+    lines = [f"{w['worker_id']} on {w['hostname']} (pid {w['pid']}), queues {','.join(w['queues']) or 'all'}, "
+             f"heartbeat {w['heartbeat_age_seconds']:.1f} s ago" for w in live]
+    lines.append(f"{len(live)} live, {stale} stale (not renewed for {ctx.conf.heartbeat_stale_after:g} s)")
+    return Section("workers", "Workers", {"live": live, "live_count": len(live), "stale_count": stale}, lines)
+
+
+def archive_section(ctx):
+    """Archive rows per partition (estimates where an exact count is costly)."""
+    estimates = ctx.store.archive_row_estimates()
+    exact = ctx.store.archive_counts_are_exact
+    held = {key: rows for key, rows in estimates.items() if rows != 0}
+    known = [rows for rows in estimates.values() if rows is not None]
+    lines = [f"{_label(key)}: {'unknown (not analysed yet)' if rows is None else ('' if exact else '~') + str(rows)}"
+             for key, rows in held.items()]
+    lines.append(f"{len(PARTITIONS)} partitions, {len(PARTITIONS) - len(held)} empty; "
+                 f"{'' if exact else '~'}{sum(known)} rows" + ("" if exact else " (catalogue estimates)"))
+    data = {"rows_by_partition": estimates, "exact": exact, "total_rows": sum(known)}
+    return Section("archive", "Archive", data, lines)
+
+
+def _label(key):
+    return key if not key.isdigit() else parse_archive_month(key).label
+
+
+def horizon_section(ctx):
+    """Whether the edge partitions hold rows (one-row probes), and the 2031 horizon warning."""
+    after = ctx.store.archive_partition_has_rows(AFTER_EDGE)
+    before = ctx.store.archive_partition_has_rows(BEFORE_EDGE)
+    warn_from = parse_archive_month(HORIZON_WARNING_MONTH)
+    warnings = []
+    if ctx.now_ms >= warn_from.start_ms:
+        warnings.append(
+            f"The archive's monthly partitions end with {MONTHS[-1].label}: ship the horizon "
+            "migration before then (docs/operations.md, 'The 2031 horizon')."
+        )
+    if after:
+        warnings.append(
+            f"{AFTER_EDGE.table_name} holds rows: they cannot be pruned by month until a migration "
+            "splits that edge into months."
+        )
+    data = {"after_2031_has_rows": after, "before_2025_has_rows": before,
+            "last_month": MONTHS[-1].key, "warn_from": HORIZON_WARNING_MONTH,
+            "warning": bool(warnings)}
+    lines = [f"monthly partitions {MONTHS[0].label} .. {MONTHS[-1].label}; "
+             f"{AFTER_EDGE.key} edge {'HOLDS ROWS' if after else 'empty'}; "
+             f"{BEFORE_EDGE.key} edge {'holds rows' if before else 'empty'}"]
+    return Section("horizon", "Archive horizon", data, lines, warnings)
+
+
+#: The report, in order. Append a builder to add a section.
+SECTIONS = [jobs_section, workers_section, archive_section, horizon_section]
+
+
+def collect_status(*, using=None, sections=None):
+    """Build every section against the store's clock; returns ``(context, [Section, ...])``."""
+    conf = get_settings()
+    store = get_store(using or conf.database)
+    now = store.now()
+    ctx = StatusContext(store=store, conf=conf, now=now, now_ms=store.archive_now_ms())
+    return ctx, [build(ctx) for build in (sections or SECTIONS)]
