@@ -1,0 +1,127 @@
+"""Helpers shared by every bench module: timing, statistics, process control, result output.
+
+Standard library only: this module is imported both from the project's virtualenv (Headgate)
+and from bench/.venv-peers (Procrastinate, django-tasks, the raw-SQL floor).
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Bounds that keep every wait finite: the bench always stops by itself.
+READY_TIMEOUT_S = 60.0
+DRAIN_TIMEOUT_S = 600.0
+LATENCY_SETTLE_TIMEOUT_S = 60.0
+STOP_TIMEOUT_S = 30.0
+
+
+def log(message):
+    print(f"[bench] {message}", file=sys.stderr, flush=True)
+
+
+def percentile(values, fraction):
+    """Nearest-rank percentile of a non-empty list (fraction 0.5 = median)."""
+    ordered = sorted(values)
+    index = max(0, min(len(ordered) - 1, round(fraction * len(ordered) + 0.5) - 1))
+    return ordered[index]
+
+
+def median(values):
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def rate(count, seconds):
+    return count / seconds if seconds > 0 else None
+
+
+def timed(func, *args, **kwargs):
+    """Run func; return (its result, elapsed seconds by perf_counter)."""
+    started = time.perf_counter()
+    result = func(*args, **kwargs)
+    return result, time.perf_counter() - started
+
+
+def latency_summary(latencies_s):
+    """Median/p95/max in milliseconds of a list of latencies in seconds."""
+    ms = [value * 1000.0 for value in latencies_s]
+    return {
+        "samples": len(ms),
+        "median_ms": median(ms),
+        "p95_ms": percentile(ms, 0.95),
+        "max_ms": max(ms),
+    }
+
+
+def wait_until(predicate, timeout, interval=0.05, what="condition"):
+    """Poll predicate() until it is truthy; raise TimeoutError after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(interval)
+
+
+def bench_env(**extra):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env.update({key: str(value) for key, value in extra.items()})
+    return env
+
+
+def run_to_end(cmd, env, timeout=DRAIN_TIMEOUT_S):
+    """Run a worker until it exits by itself; return wall seconds. Killed after ``timeout``."""
+    started = time.perf_counter()
+    process = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
+    try:
+        code = process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        raise
+    wall = time.perf_counter() - started
+    if code != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited with {code}")
+    return wall
+
+
+def start_background(cmd, env):
+    return subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
+
+
+def stop_background(process, sig=signal.SIGTERM):
+    """Stop a worker we started: ``sig``, then SIGKILL after STOP_TIMEOUT_S."""
+    if process.poll() is None:
+        process.send_signal(sig)
+        try:
+            process.wait(timeout=STOP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def paced(count, spacing_s):
+    """Yield 0..count-1, sleeping so that iterations start ``spacing_s`` apart."""
+    start = time.perf_counter()
+    for index in range(count):
+        delay = start + index * spacing_s - time.perf_counter()
+        if delay > 0:
+            time.sleep(delay)
+        yield index
+
+
+def emit(result, out_path):
+    """Write one system's measurements as JSON (the orchestrator reads the file)."""
+    Path(out_path).write_text(json.dumps(result, indent=2, default=str))

@@ -1,0 +1,157 @@
+"""The raw-SQL floor: psycopg 3 directly on a table shaped like ``headgate_job`` (same columns,
+same claim index), one process, one connection in autocommit, its own fresh database.
+
+    RAWSQL_BENCH_DSN=DSN python -m bench.rawsql_bench --out FILE [sizes...]
+
+- single insert: one INSERT per transaction (the floor under single enqueue);
+- bulk insert: multi-row INSERTs of 1,000 rows in one transaction (the floor under enqueue_many);
+- drain, claim 1: ``UPDATE ... WHERE id = (SELECT ... FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING``
+  then a fenced ``UPDATE`` acknowledging that job: two statements per job;
+- drain, claim 50: the same with ``LIMIT 50`` and one fenced ``UPDATE ... FROM unnest(...)``
+  acknowledging the 50: two statements per 50 jobs.
+Each drain also reports the claim statements alone (``claim_only_jobs_per_s``). No task runs.
+"""
+
+import argparse
+import os
+import uuid
+
+import psycopg
+
+from bench.common import emit, log, rate, timed
+
+# A table shaped like headgate_job, with its claim index.
+SQL_CREATE = """
+DROP TABLE IF EXISTS raw_job;
+CREATE TABLE raw_job (
+    id uuid PRIMARY KEY, queue varchar(64) NOT NULL, task varchar(255) NOT NULL,
+    args jsonb NOT NULL, kwargs jsonb NOT NULL, priority smallint NOT NULL,
+    state varchar(16) NOT NULL, run_at timestamptz NOT NULL, attempts integer NOT NULL,
+    max_attempts integer NOT NULL, lease_owner varchar(200), lease_expires_at timestamptz,
+    fence bigint NOT NULL, unique_key varchar(255) UNIQUE, fingerprint varchar(64) NOT NULL,
+    progress jsonb, result jsonb, output text, errors jsonb NOT NULL, tags jsonb NOT NULL,
+    retention_class varchar(100) NOT NULL, created_at timestamptz NOT NULL,
+    started_at timestamptz, finished_at timestamptz, expires_at timestamptz
+);
+CREATE INDEX raw_job_claim_any_idx ON raw_job (state, priority DESC, run_at);
+CREATE INDEX raw_job_expires_idx ON raw_job (expires_at);
+"""
+ROW = ("(%s, 'default', 'bench.tasks.noop', '[]', '{}', 0, 'available', now(), 0, 3, NULL, NULL, 0, "
+       "NULL, %s, NULL, NULL, NULL, '[]', '[]', 'standard_30d', now(), NULL, NULL, NULL)")
+SQL_INSERT_HEAD = "INSERT INTO raw_job VALUES "
+FINGERPRINT = "0" * 64
+INSERT_BATCH_ROWS = 1000
+
+# Claim up to N ready jobs, skipping rows other workers hold; lease them and bump the fence.
+SQL_CLAIM_ONE = """
+UPDATE raw_job SET state = 'running', attempts = attempts + 1, fence = fence + 1,
+    lease_owner = 'raw', lease_expires_at = now() + interval '30 seconds', started_at = now()
+WHERE id = (SELECT id FROM raw_job WHERE state = 'available' AND run_at <= now()
+            ORDER BY priority DESC, run_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+RETURNING id, fence
+"""
+SQL_CLAIM_MANY = """
+UPDATE raw_job AS j SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1,
+    lease_owner = 'raw', lease_expires_at = now() + interval '30 seconds', started_at = now()
+FROM (SELECT id FROM raw_job WHERE state = 'available' AND run_at <= now()
+      ORDER BY priority DESC, run_at LIMIT %s FOR UPDATE SKIP LOCKED) AS picked
+WHERE j.id = picked.id
+RETURNING j.id, j.fence
+"""
+# Fenced acknowledgements.
+SQL_ACK_ONE = """
+UPDATE raw_job SET state = 'succeeded', finished_at = now(), lease_owner = NULL, lease_expires_at = NULL
+WHERE id = %s AND fence = %s AND state = 'running'
+"""
+SQL_ACK_MANY = """
+UPDATE raw_job AS j SET state = 'succeeded', finished_at = now(), lease_owner = NULL, lease_expires_at = NULL
+FROM unnest(%s::uuid[], %s::bigint[]) AS done(id, fence)
+WHERE j.id = done.id AND j.fence = done.fence AND j.state = 'running'
+"""
+
+
+def insert_many(connection, count):
+    with connection.transaction():
+        for start in range(0, count, INSERT_BATCH_ROWS):
+            rows = min(INSERT_BATCH_ROWS, count - start)
+            params = []
+            for _ in range(rows):
+                params += [uuid.uuid4(), FINGERPRINT]
+            connection.execute(SQL_INSERT_HEAD + ", ".join([ROW] * rows), params)
+
+
+def measure_single(connection, count):
+    def run():
+        for _ in range(count):
+            connection.execute(SQL_INSERT_HEAD + ROW, [uuid.uuid4(), FINGERPRINT])
+
+    _, seconds = timed(run)
+    connection.execute("TRUNCATE raw_job")
+    return {"jobs": count, "seconds": seconds, "jobs_per_s": rate(count, seconds)}
+
+
+def measure_bulk(connection, count):
+    _, seconds = timed(insert_many, connection, count)
+    connection.execute("TRUNCATE raw_job")
+    return {"jobs": count, "seconds": seconds, "jobs_per_s": rate(count, seconds)}
+
+
+def drain(connection, batch, acknowledge):
+    """Claim (and acknowledge) until no job is left; return (jobs, seconds)."""
+    done = 0
+
+    def run():
+        nonlocal done
+        while True:
+            if batch == 1:
+                rows = connection.execute(SQL_CLAIM_ONE).fetchall()
+            else:
+                rows = connection.execute(SQL_CLAIM_MANY, [batch]).fetchall()
+            if not rows:
+                return
+            done += len(rows)
+            if acknowledge and batch == 1:
+                connection.execute(SQL_ACK_ONE, rows[0])
+            elif acknowledge:
+                connection.execute(SQL_ACK_MANY, [[row[0] for row in rows], [row[1] for row in rows]])
+
+    _, seconds = timed(run)
+    return done, seconds
+
+
+def measure_drain(connection, count, batch):
+    result = {"jobs": count, "claim_per_statement": batch}
+    for acknowledge, key in ((True, "jobs_per_s"), (False, "claim_only_jobs_per_s")):
+        connection.execute("TRUNCATE raw_job")
+        insert_many(connection, count)
+        connection.execute("VACUUM ANALYZE raw_job")
+        done, seconds = drain(connection, batch, acknowledge)
+        assert done == count, (done, count)
+        result[key] = rate(done, seconds)
+        if acknowledge:
+            result["seconds"] = seconds
+    connection.execute("TRUNCATE raw_job")
+    return result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--single", type=int, default=2000)
+    parser.add_argument("--bulk", type=int, default=10000)
+    parser.add_argument("--drain", type=int, default=10000)
+    args = parser.parse_args()
+    with psycopg.connect(os.environ["RAWSQL_BENCH_DSN"], autocommit=True) as connection:
+        connection.execute(SQL_CREATE)
+        result = {"system": "raw-sql", "vendor": "postgresql", "psycopg": psycopg.__version__}
+        log(f"raw SQL: single insert x{args.single}, bulk insert x{args.bulk}")
+        result["single_enqueue"] = measure_single(connection, args.single)
+        result["bulk_enqueue"] = measure_bulk(connection, args.bulk)
+        log(f"raw SQL: drain {args.drain} jobs claiming 1 per statement, then 50 per statement")
+        result["drain_claim_1"] = measure_drain(connection, args.drain, 1)
+        result["drain_claim_50"] = measure_drain(connection, args.drain, 50)
+    emit(result, args.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,317 @@
+"""The core benchmark (issue 2): Headgate against Procrastinate, django-tasks' DatabaseBackend and
+a raw-SQL floor, each on its own fresh database of the same PostgreSQL server, in one run.
+
+Run it through ``bench/run`` (it builds bench/.venv-peers first). Each system is measured by its
+own module in a subprocess that writes JSON; this script creates and drops the databases, runs
+the rounds, then prints the figures, the ratios and the design targets and writes them all to
+bench/results/<timestamp>.json. See bench/README.md for what each figure means.
+"""
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+
+from bench.common import ROOT, bench_env, log, median
+
+RESULTS_DIR = ROOT / "bench" / "results"
+DB_PREFIX = "hgbench_core_"
+SYSTEM_TIMEOUT_S = 1800
+
+# Design targets of issue 2 (Headgate on PostgreSQL): (metric, comparison, value, label).
+TARGETS = (
+    ("drain", ">=", 2000.0, "drain >= 2,000 jobs/s"),
+    ("single", ">=", 1800.0, "single enqueue >= 1,800 jobs/s"),
+    ("bulk", ">=", 40000.0, "enqueue_many >= 40,000 jobs/s"),
+    ("latency_p50", "<=", 5.0, "median latency <= 5 ms"),
+)
+
+# Figures of the table: key, heading, format, whether higher is better (None: no ratio).
+METRICS = (
+    ("single", "single enqueue jobs/s", "{:,.0f}", True),
+    ("bulk", "bulk enqueue jobs/s", "{:,.0f}", True),
+    ("drain", "drain jobs/s", "{:,.0f}", True),
+    ("drain_wall", "drain wall s", "{:,.1f}", None),
+    ("latency_p50", "latency p50 ms", "{:,.1f}", False),
+    ("latency_p95", "latency p95 ms", "{:,.1f}", False),
+)
+PEERS = ("procrastinate", "django-tasks", "raw-sql-1", "raw-sql-50")
+
+
+# -- databases --------------------------------------------------------------------------------
+
+def with_database(server_url, name):
+    parts = urlsplit(server_url)
+    return urlunsplit((parts.scheme, parts.netloc, f"/{name}", "", ""))
+
+
+def pg_admin(server_url, statement):
+    with psycopg.connect(with_database(server_url, "postgres"), autocommit=True) as connection:
+        connection.execute(statement)
+
+
+def mysql_admin(server_url, statement):
+    import MySQLdb
+
+    parts = urlsplit(server_url)
+    connection = MySQLdb.connect(host=parts.hostname, port=parts.port or 3306, user=parts.username or "root",
+                                 password=parts.password or "")
+    try:
+        connection.cursor().execute(statement)
+    finally:
+        connection.close()
+
+
+class FreshDatabase:
+    """A database of our own for one system's measurements, dropped afterwards (names are ours:
+    a fixed prefix plus a closed set of system names)."""
+
+    def __init__(self, vendor, server_url, system):
+        self.vendor = vendor
+        self.server_url = server_url
+        self.name = DB_PREFIX + system.replace("-", "_")
+        self.tmpdir = None
+
+    def __enter__(self):
+        if self.vendor == "postgresql":
+            pg_admin(self.server_url, f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
+            pg_admin(self.server_url, f'CREATE DATABASE "{self.name}"')
+            return with_database(self.server_url, self.name)
+        if self.vendor == "mysql":
+            mysql_admin(self.server_url, f"DROP DATABASE IF EXISTS `{self.name}`")
+            mysql_admin(self.server_url, f"CREATE DATABASE `{self.name}` CHARACTER SET utf8mb4")
+            return with_database(self.server_url, self.name)
+        self.tmpdir = tempfile.TemporaryDirectory(prefix=DB_PREFIX)
+        return f"sqlite:///{self.tmpdir.name}/{self.name}.sqlite3"
+
+    def __exit__(self, *exc):
+        if self.vendor == "postgresql":
+            pg_admin(self.server_url, f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
+        elif self.vendor == "mysql":
+            mysql_admin(self.server_url, f"DROP DATABASE IF EXISTS `{self.name}`")
+        else:
+            self.tmpdir.cleanup()
+
+
+# -- running one system -----------------------------------------------------------------------
+
+def run_module(python, module, args, env):
+    """Run ``python -m module args --out FILE``; return the JSON it wrote."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        subprocess.run([python, "-m", module, *args, "--out", out.name], env=env, cwd=ROOT,
+                       check=True, timeout=SYSTEM_TIMEOUT_S)
+        return json.loads(Path(out.name).read_text())
+
+
+def size_args(opts, drain=None, bulk=True, latency=True):
+    args = ["--single", str(opts.single), "--drain", str(drain or opts.drain)]
+    if bulk:
+        args += ["--bulk", str(opts.bulk)]
+    if latency:
+        args += ["--latency-samples", str(opts.latency_samples), "--spacing", str(opts.spacing)]
+    return args
+
+
+def measure_headgate(opts, vendor, server_url):
+    system = "headgate" if vendor == "postgresql" else f"headgate-{vendor}"
+    with FreshDatabase(vendor, server_url, system) as url:
+        raw = run_module(sys.executable, "bench.headgate_bench",
+                         ["--database-url", url, "--concurrency", str(opts.concurrency), *size_args(opts)],
+                         bench_env())
+    return {system: flatten(raw)}
+
+
+def measure_peers(opts):
+    found = {}
+    with FreshDatabase("postgresql", opts.postgres_url, "procrastinate") as url:
+        raw = run_module(opts.peers_python, "bench.procrastinate_bench",
+                         ["measure", "--concurrency", str(opts.concurrency), *size_args(opts)],
+                         bench_env(PROCRASTINATE_BENCH_DSN=url))
+        found["procrastinate"] = flatten(raw)
+    with FreshDatabase("postgresql", opts.postgres_url, "djtasks") as url:
+        raw = run_module(opts.peers_python, "bench.djtasks_bench",
+                         size_args(opts, drain=opts.djtasks_drain, bulk=False),
+                         bench_env(DJTASKS_BENCH_DATABASE_URL=url))
+        found["django-tasks"] = flatten(raw)
+    with FreshDatabase("postgresql", opts.postgres_url, "raw") as url:
+        raw = run_module(opts.peers_python, "bench.rawsql_bench", size_args(opts, latency=False),
+                         bench_env(RAWSQL_BENCH_DSN=url))
+        found["raw-sql-1"] = {"single": raw["single_enqueue"]["jobs_per_s"],
+                              "drain": raw["drain_claim_1"]["jobs_per_s"], "raw": raw}
+        found["raw-sql-50"] = {"bulk": raw["bulk_enqueue"]["jobs_per_s"],
+                               "drain": raw["drain_claim_50"]["jobs_per_s"]}
+    return found
+
+
+def flatten(raw):
+    """The table's figures of one system's JSON (None where the system has no such operation)."""
+    figures = {"raw": raw}
+    figures["single"] = raw["single_enqueue"]["jobs_per_s"]
+    figures["bulk"] = raw["bulk_enqueue"]["jobs_per_s"] if raw.get("bulk_enqueue") else None
+    figures["drain"] = raw["drain"]["jobs_per_s"]
+    figures["drain_wall"] = raw["drain"]["wall_seconds"]
+    figures["latency_p50"] = raw["latency"]["median_ms"]
+    figures["latency_p95"] = raw["latency"]["p95_ms"]
+    if raw["drain"]["succeeded"] != raw["drain"]["jobs"]:
+        raise RuntimeError(f"{raw['system']}: only {raw['drain']['succeeded']} of {raw['drain']['jobs']} jobs succeeded")
+    return figures
+
+
+# -- summary ----------------------------------------------------------------------------------
+
+def spread(values):
+    values = [v for v in values if v is not None]
+    if not values:
+        return None
+    return {"median": median(values), "min": min(values), "max": max(values), "n": len(values)}
+
+
+def summarise(rounds):
+    systems = []
+    for found in rounds:
+        systems += [name for name in found if name not in systems]
+    summary = {name: {key: spread([r.get(name, {}).get(key) for r in rounds]) for key, *_ in METRICS}
+               for name in systems}
+    ratios = {}
+    for peer in PEERS:
+        per_metric = {}
+        for key, _, _, higher_is_better in METRICS:
+            if higher_is_better is None:
+                continue
+            values = []
+            for found in rounds:
+                ours, theirs = found.get("headgate", {}).get(key), found.get(peer, {}).get(key)
+                if ours and theirs:
+                    values.append(ours / theirs if higher_is_better else theirs / ours)
+            per_metric[key] = spread(values)
+        if any(per_metric.values()):
+            ratios[peer] = per_metric
+    return summary, ratios
+
+
+def check_targets(summary):
+    ours = summary.get("headgate")
+    if not ours:
+        return []
+    checked = []
+    for key, comparison, target, label in TARGETS:
+        value = ours[key]["median"] if ours.get(key) else None
+        met = value is not None and (value >= target if comparison == ">=" else value <= target)
+        checked.append({"target": label, "metric": key, "value": value, "met": met})
+    return checked
+
+
+def cell(stats, fmt):
+    if stats is None:
+        return "n/a"
+    text = fmt.format(stats["median"])
+    if stats["n"] > 1:
+        text += f" ({fmt.format(stats['min'])}-{fmt.format(stats['max'])})"
+    return text
+
+
+def render(summary, ratios, targets, rounds):
+    lines = [f"Figures: median of {rounds} round(s) (min-max)"]
+    headings = ["system"] + [heading for _, heading, *_ in METRICS]
+    rows = [[name] + [cell(figures[key], fmt) for key, _, fmt, _ in METRICS] for name, figures in summary.items()]
+    lines += table(headings, rows)
+    if ratios:
+        lines += ["", "Ratios Headgate vs peer, per round then median (min-max); > 1 means Headgate is better",
+                  "(throughput: Headgate / peer; latency: peer / Headgate)"]
+        ratio_metrics = [(key, heading) for key, heading, _, better in METRICS if better is not None]
+        rows = [[peer] + [cell(values[key], "{:.2f}x") for key, _ in ratio_metrics] for peer, values in ratios.items()]
+        lines += table(["peer"] + [heading for _, heading in ratio_metrics], rows)
+    if targets:
+        lines += ["", "Design targets (Headgate on PostgreSQL, medians)"]
+        rows = [[t["target"], "n/a" if t["value"] is None else f"{t['value']:,.1f}", "met" if t["met"] else "MISSED"]
+                for t in targets]
+        lines += table(["target", "measured", ""], rows)
+    return "\n".join(lines)
+
+
+def table(headings, rows):
+    widths = [max(len(str(row[i])) for row in [headings] + rows) for i in range(len(headings))]
+    out = ["  ".join(str(h).ljust(w) for h, w in zip(headings, widths))]
+    out.append("  ".join("-" * w for w in widths))
+    out += ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)) for row in rows]
+    return out
+
+
+# -- main -------------------------------------------------------------------------------------
+
+def machine_facts(opts):
+    facts = {"nproc": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
+             "loadavg_start": os.getloadavg()}
+    with psycopg.connect(with_database(opts.postgres_url, "postgres")) as connection:
+        facts["postgresql"] = connection.execute("SHOW server_version").fetchone()[0]
+        facts["synchronous_commit"] = connection.execute("SHOW synchronous_commit").fetchone()[0]
+    return facts
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description="Headgate core benchmark (see bench/README.md).")
+    parser.add_argument("--rounds", type=int, default=3, help="Full rounds of every system (default 3).")
+    parser.add_argument("--vendors", default="postgresql",
+                        help="Comma-separated vendors for Headgate: postgresql, mysql, sqlite (peers: PostgreSQL only).")
+    parser.add_argument("--no-peers", action="store_true", help="Measure Headgate only.")
+    parser.add_argument("--postgres-url", default="postgres://postgres@127.0.0.1:5432")
+    parser.add_argument("--mysql-url", default="mysql://root@127.0.0.1:3306")
+    parser.add_argument("--peers-python", default=str(ROOT / "bench" / ".venv-peers" / "bin" / "python"))
+    parser.add_argument("--single", type=int, default=2000, help="Jobs enqueued one per transaction.")
+    parser.add_argument("--bulk", type=int, default=10000, help="Jobs per bulk enqueue call.")
+    parser.add_argument("--drain", type=int, default=10000, help="Jobs drained by one worker.")
+    parser.add_argument("--djtasks-drain", type=int, default=2000,
+                        help="Jobs drained by django-tasks' single-task db_worker (default 2000: ~50 jobs/s here).")
+    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--latency-samples", type=int, default=200)
+    parser.add_argument("--spacing", type=float, default=0.02, help="Seconds between latency samples.")
+    opts = parser.parse_args()
+    opts.vendors = [v.strip() for v in opts.vendors.split(",") if v.strip()]
+    unknown = set(opts.vendors) - {"postgresql", "mysql", "sqlite"}
+    if unknown or opts.rounds < 1:
+        parser.error(f"unknown vendor(s) {sorted(unknown)}" if unknown else "--rounds must be >= 1")
+    return opts
+
+
+def main():
+    opts = parse_args()
+    started = datetime.now(timezone.utc)
+    facts = machine_facts(opts)
+    servers = {"postgresql": opts.postgres_url, "mysql": opts.mysql_url, "sqlite": None}
+    rounds = []
+    for number in range(1, opts.rounds + 1):
+        log(f"round {number} of {opts.rounds}")
+        found = {}
+        for vendor in opts.vendors:
+            found.update(measure_headgate(opts, vendor, servers[vendor]))
+        if not opts.no_peers:
+            found.update(measure_peers(opts))
+        rounds.append(found)
+    facts["loadavg_end"] = os.getloadavg()
+    summary, ratios = summarise(rounds)
+    targets = check_targets(summary)
+    report = render(summary, ratios, targets, opts.rounds)
+    print(report)
+    RESULTS_DIR.mkdir(exist_ok=True)
+    path = RESULTS_DIR / f"{started.strftime('%Y%m%dT%H%M%SZ')}.json"
+    path.write_text(json.dumps({
+        "started_at": started.isoformat(), "finished_at": datetime.now(timezone.utc).isoformat(),
+        "command": " ".join(["bench/run", *sys.argv[1:]]), "options": vars(opts), "machine": facts,
+        "rounds": rounds, "summary": summary, "ratios": ratios, "targets": targets, "report": report,
+    }, indent=2, default=str))
+    print(f"\nWritten to {path.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    started = time.monotonic()
+    main()
+    log(f"done in {time.monotonic() - started:.0f} s")

@@ -1,0 +1,29 @@
+"""Django settings for the Headgate side of the bench: the database comes from
+HG_BENCH_DATABASE_URL, every HEADGATE setting keeps its default."""
+
+import os
+
+import environ
+
+DATABASES = {"default": environ.Env.db_url_config(os.environ["HG_BENCH_DATABASE_URL"])}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 30,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.mysql":
+    DATABASES["default"]["OPTIONS"] = {"charset": "utf8mb4"}
+
+SECRET_KEY = "headgate-bench"
+DEBUG = False
+USE_TZ = True
+TIME_ZONE = "UTC"
+INSTALLED_APPS = ["django_headgate"]
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {"django_headgate": {"handlers": ["console"], "level": "WARNING"}},
+}
