@@ -41,12 +41,18 @@ WITH inserted AS (
 SELECT created_at, run_at, pg_notify('{NOTIFY_CHANNEL}', queue) FROM inserted
 """
 
-# One row of a multi-row insert (enqueue_many); the statement is built from a row count only.
-SQL_INSERT_JOBS_HEAD = f"INSERT INTO headgate_job ({JOB_COLUMNS}) VALUES "
-SQL_INSERT_JOBS_ROW = (
-    "(%s, %s, %s, %s, %s, %s, 'available', COALESCE(%s, now() + make_interval(secs => %s)), "
-    "0, %s, 0, NULL, %s, '[]', %s, %s, now())"
-)
+# Insert a chunk of jobs (enqueue_many) from one array per column: a fixed statement with 12
+# parameters whatever the chunk size (a multi-row VALUES list was ~4x slower to bind and parse).
+SQL_INSERT_JOBS = f"""
+INSERT INTO headgate_job ({JOB_COLUMNS})
+SELECT j.id, j.queue, j.task, j.args::jsonb, j.kwargs::jsonb, j.priority, 'available',
+       COALESCE(j.run_at, now() + make_interval(secs => j.delay)), 0, j.max_attempts, 0, NULL,
+       j.fingerprint, '[]', j.tags::jsonb, j.retention_class, now()
+FROM unnest(%s::uuid[], %s::text[], %s::text[], %s::text[], %s::text[], %s::smallint[],
+            %s::timestamptz[], %s::float8[], %s::integer[], %s::text[], %s::text[], %s::text[])
+     AS j(id, queue, task, args, kwargs, priority, run_at, delay, max_attempts, fingerprint, tags,
+          retention_class)
+"""
 SQL_NOTIFY = f"SELECT pg_notify('{NOTIFY_CHANNEL}', '')"
 SQL_LISTEN = f"LISTEN {NOTIFY_CHANNEL}"
 
@@ -295,13 +301,10 @@ class PostgreSQLStore(BaseStore):
         with self.atomic(), self.cursor() as cursor:
             for start in range(0, len(jobs), INSERT_BATCH_ROWS):
                 chunk = jobs[start:start + INSERT_BATCH_ROWS]
-                params = []
-                for job in chunk:
-                    params += self._job_params(job)
-                    params += [job.fingerprint, job.tags_json, job.retention_class]
-                sql = SQL_INSERT_JOBS_HEAD + ", ".join([SQL_INSERT_JOBS_ROW] * len(chunk))
+                columns = [self._job_params(job) + [job.fingerprint, job.tags_json, job.retention_class]
+                           for job in chunk]
                 try:
-                    cursor.execute(sql, params)
+                    cursor.execute(SQL_INSERT_JOBS, [list(column) for column in zip(*columns)])
                 except IntegrityError as exc:
                     raise JobIdConflict("A job id in the batch already exists.") from exc
             cursor.execute(SQL_NOTIFY)
