@@ -8,13 +8,14 @@ keeps bounded), archive rows are the database's estimates where an exact count i
 the horizon check reads at most one row of the edge partition.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 
 from django.db.models import Count, Min
 
 from .archive_months import AFTER_EDGE, BEFORE_EDGE, HORIZON_WARNING_MONTH, MONTHS, PARTITIONS, parse_archive_month
 from .conf import get_settings
+from .maintenance.outcomes import last_outcomes
 from .models import Job, JobState, WorkerHeartbeat
 from .store import get_store
 
@@ -121,8 +122,28 @@ def horizon_section(ctx):
     return Section("horizon", "Archive horizon", data, lines, warnings)
 
 
+def maintenance_section(ctx):
+    """The last pass of every maintenance duty and when its next is due (``headgate_duty_run``)."""
+    duties = last_outcomes(using=ctx.store.alias)
+    lines, warnings = [], []
+    for duty in duties:
+        if not duty.enabled:
+            lines.append(f"{duty.duty}: paused by settings")
+            continue
+        if duty.status is None:
+            lines.append(f"{duty.duty}: has not run yet")
+            continue
+        due = (duty.next_run_at - ctx.now).total_seconds() if duty.next_run_at else 0.0
+        lines.append(f"{duty.duty}: {duty.status}, {duty.rows} rows in {duty.batches} batch(es), "
+                     f"{duty.seconds:.3f} s, {_age_seconds(ctx, duty.started_at):.0f} s ago; "
+                     + (f"next in {due:.0f} s" if due > 0 else "due now"))
+        if duty.status == "failed":
+            warnings.append(f"Maintenance duty {duty.duty} failed on its last pass; see the maintainer's log.")
+    return Section("maintenance", "Maintenance", [asdict(duty) for duty in duties], lines, warnings)
+
+
 #: The report, in order. Append a builder to add a section.
-SECTIONS = [jobs_section, workers_section, archive_section, horizon_section]
+SECTIONS = [jobs_section, workers_section, archive_section, horizon_section, maintenance_section]
 
 
 def collect_status(*, using=None, sections=None):
