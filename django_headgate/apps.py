@@ -10,6 +10,7 @@ class HeadgateConfig(AppConfig):
 
     def ready(self):
         from . import checks  # noqa: F401  (registers the system checks)
+        from .backends import checks as tasks_backend_checks  # noqa: F401  (headgate.E020)
         from .policies import register_after_migrate
 
         # Built-in and HEADGATE["RETENTION_CLASSES"] classes exist after migrate (and flush).

@@ -1,0 +1,199 @@
+"""``HeadgateBackend``: a Django Tasks backend (Django >= 6.0) that stores Tasks as Headgate jobs.
+
+Import it through :mod:`django_headgate.backends.tasks`, which also imports cleanly on Django
+5.2. ``enqueue`` writes one job through :func:`django_headgate.api.enqueue` (so it joins the
+caller's transaction on the Headgate database); ``get_result`` reads the hot row back. Headgate's
+own options (max attempts, retention class, unique key, tags) come from the Task
+(:class:`HeadgateTask` fields, set in ``@task(...)`` or ``.using(...)``), then from the backend's
+``OPTIONS``, then from the ``HEADGATE`` settings.
+"""
+
+import uuid
+from dataclasses import dataclass, replace
+from functools import partial
+
+from django.core import checks
+from django.db import transaction
+from django.tasks.backends.base import BaseTaskBackend
+from django.tasks.base import Task
+from django.tasks.exceptions import InvalidTask, InvalidTaskBackend, TaskResultDoesNotExist
+from django.tasks.signals import task_enqueued
+from django.utils.json import normalize_json
+
+from ..conf import get_settings
+from ..exceptions import HeadgateError, InvalidJob
+from ..ids import uuid7
+from ..validation import check_max_attempts, check_queue_name, check_tags, check_unique_key
+from .checks import E_TASKS_OPTIONS, E_TASKS_QUEUE
+from .task_results import RUNNER_PATH, build_payload, is_task_job, task_for_job, task_result_for_job
+
+#: Headgate options a Task (or the backend's OPTIONS, except unique_key) can set.
+TASK_OPTION_NAMES = ("max_attempts", "retention_class", "unique_key", "tags")
+BACKEND_OPTION_NAMES = ("max_attempts", "retention_class", "tags")
+RETENTION_CLASS_MAX_LENGTH = 100
+
+
+def _check_retention_class(key):
+    if not isinstance(key, str) or not 1 <= len(key) <= RETENTION_CLASS_MAX_LENGTH:
+        raise InvalidJob(f"retention_class must be the key of a registered retention class (got {key!r}).")
+    return key
+
+
+def _check_tags(tags):
+    if isinstance(tags, (str, bytes)):
+        raise InvalidJob(f"tags must be a list or tuple of strings (got {tags!r}).")
+    return tuple(check_tags(tags))
+
+
+OPTION_CHECKS = {
+    "max_attempts": check_max_attempts,
+    "retention_class": _check_retention_class,
+    "unique_key": check_unique_key,
+    "tags": _check_tags,
+}
+
+
+def check_options(options, names):
+    """Validate Headgate options (None = not set): return ``(checked options, [error messages])``."""
+    checked, errors = {}, []
+    for name, value in options.items():
+        if name not in names:
+            errors.append(f"{name!r} is not a Headgate option (known: {', '.join(names)}).")
+        elif value is not None:
+            try:
+                checked[name] = OPTION_CHECKS[name](value)
+            except HeadgateError as exc:
+                errors.append(f"{name}: {exc}")
+    return checked, errors
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HeadgateTask(Task):
+    """A Task with Headgate's options; None means "the backend's OPTIONS, then HEADGATE's default".
+
+    Set them in the decorator (``@task(max_attempts=5, tags=["billing"])``) or per call with
+    ``.using(unique_key=..., ...)``.
+    """
+
+    max_attempts: int | None = None
+    retention_class: str | None = None
+    unique_key: str | None = None
+    tags: tuple[str, ...] | None = None
+
+    def __post_init__(self):
+        if isinstance(self.tags, list):
+            object.__setattr__(self, "tags", tuple(self.tags))
+        # Explicit base call: zero-argument super() does not work in slotted dataclasses.
+        Task.__post_init__(self)
+
+    def using(self, *, priority=None, queue_name=None, run_after=None, backend=None,
+              max_attempts=None, retention_class=None, unique_key=None, tags=None):
+        """A new Task with modified defaults, Headgate's options included."""
+        task = Task.using(self, priority=priority, queue_name=queue_name, run_after=run_after,
+                          backend=backend)
+        changes = {
+            name: value for name, value in (
+                ("max_attempts", max_attempts), ("retention_class", retention_class),
+                ("unique_key", unique_key), ("tags", tags),
+            ) if value is not None
+        }
+        return replace(task, **changes) if changes else task
+
+
+class HeadgateBackend(BaseTaskBackend):
+    """Django Tasks backend that runs Tasks on Headgate workers (``manage.py headgate_worker``)."""
+
+    task_class = HeadgateTask
+    supports_defer = True
+    supports_async_task = True  # the runner calls coroutine functions through async_to_sync
+    supports_get_result = True
+    supports_priority = True  # Django's range, -100..100, is Headgate's
+
+    def __init__(self, alias, params):
+        super().__init__(alias, params)
+        # Errors are reported by check() (headgate.E021) and raised at enqueue, never here:
+        # Django instantiates backends while it runs the checks.
+        self.default_options, self.option_errors = check_options(dict(self.options), BACKEND_OPTION_NAMES)
+
+    # -- validation ---------------------------------------------------------------------------
+
+    def validate_task(self, task):
+        """Django's validation (raises InvalidTask), then Headgate's queue grammar and options."""
+        super().validate_task(task)
+        try:
+            check_queue_name(task.queue_name)
+        except HeadgateError as exc:
+            raise InvalidTask(str(exc)) from exc
+        options = {name: getattr(task, name, None) for name in TASK_OPTION_NAMES}
+        _, errors = check_options(options, TASK_OPTION_NAMES)
+        if errors:
+            raise InvalidTask(f"Invalid Headgate option: {' '.join(errors)}")
+
+    def check(self, **kwargs):
+        where = f"TASKS[{self.alias!r}]"
+        errors = list(super().check(**kwargs))
+        errors += [
+            checks.Error(f"{where}['OPTIONS']: {message}", obj=where, id=E_TASKS_OPTIONS)
+            for message in self.option_errors
+        ]
+        for queue in sorted(self.queues, key=str):
+            try:
+                check_queue_name(queue)
+            except HeadgateError as exc:
+                errors.append(checks.Error(f"{where}['QUEUES']: {exc}", obj=where, id=E_TASKS_QUEUE))
+        return errors
+
+    # -- enqueue ------------------------------------------------------------------------------
+
+    def job_options(self, task):
+        """Headgate ``enqueue()`` options for ``task``: the Task's own, else the backend's."""
+        options = {}
+        for name in TASK_OPTION_NAMES:
+            value = getattr(task, name, None)
+            options[name] = value if value is not None else self.default_options.get(name)
+        options["tags"] = options["tags"] or ()
+        return options
+
+    def enqueue(self, task, args, kwargs):
+        """Write the Task as a Headgate job in the caller's transaction; return its TaskResult.
+
+        Raises InvalidTask (Django's validation), TypeError/ValueError for arguments that are
+        not JSON, and HeadgateError subclasses for Headgate's checks (unknown retention class,
+        IdempotencyConflict) -- all before anything is written. With a ``unique_key`` already
+        held by a hot job with the same arguments, that job's result is returned.
+        """
+        from .. import api
+
+        self.validate_task(task)
+        if self.option_errors:
+            raise InvalidTaskBackend(
+                f"TASKS[{self.alias!r}]['OPTIONS'] is invalid: {' '.join(self.option_errors)}")
+        payload = build_payload(task, self.alias, normalize_json(args), normalize_json(kwargs))
+        job_id = uuid7()
+        job = api.enqueue(RUNNER_PATH, kwargs=payload, queue=task.queue_name, priority=task.priority,
+                          run_at=task.run_after, job_id=job_id, **self.job_options(task))
+        result = task_result_for_job(job, task)
+        if job.id == job_id:  # not an idempotent replay of an existing job
+            # The job exists only once the caller's transaction commits (at once in autocommit).
+            transaction.on_commit(partial(task_enqueued.send_robust, type(self), task_result=result),
+                                  using=get_settings().database)
+        return result
+
+    # -- results ------------------------------------------------------------------------------
+
+    def get_result(self, result_id):
+        """The TaskResult of a job this backend enqueued, read from the hot row.
+
+        Raises TaskResultDoesNotExist when no hot row has this id (never enqueued, or already
+        evicted by the retention sweep: archived jobs are not read here).
+        """
+        from ..api import get_job
+
+        try:
+            job_id = uuid.UUID(str(result_id))
+        except ValueError:
+            raise TaskResultDoesNotExist(result_id) from None
+        job = get_job(job_id)
+        if job is None or not is_task_job(job) or job.kwargs.get("backend") != self.alias:
+            raise TaskResultDoesNotExist(result_id)
+        return task_result_for_job(job, task_for_job(job, self))

@@ -1,0 +1,145 @@
+"""Headgate job rows seen as Django Tasks results (Django >= 6.0).
+
+A Django Task is stored as an ordinary Headgate job whose task is the runner
+(``RUNNER_PATH``) and whose ``kwargs`` are the *payload*: the Task's dotted path, the backend
+alias and the Task's own arguments. This module holds that payload format and the mapping from a
+job row to a :class:`~django.tasks.TaskResult`: status, errors, worker ids, return value.
+"""
+
+import builtins
+import re
+
+from django.tasks.base import Task, TaskError, TaskResult, TaskResultStatus
+from django.tasks.exceptions import TaskResultDoesNotExist
+from django.utils.module_loading import import_string
+
+from ..models import JobState
+
+#: The Headgate task of every Django Tasks job (a stable path: it is stored in job rows).
+RUNNER_PATH = "django_headgate.backends.tasks.run_django_task"
+
+#: The worker id reported for an attempt whose worker is not recorded.
+UNKNOWN_WORKER = "unknown"
+
+STATUS_BY_STATE = {
+    JobState.AVAILABLE: TaskResultStatus.READY,  # new, deferred, or waiting for its retry
+    JobState.RUNNING: TaskResultStatus.RUNNING,
+    JobState.SUCCEEDED: TaskResultStatus.SUCCESSFUL,
+    JobState.DEAD: TaskResultStatus.FAILED,
+    JobState.CANCELLED: TaskResultStatus.FAILED,
+}
+
+# Exception classes of errors entries written without ``type_path`` (the rescue duty's).
+KNOWN_ERROR_PATHS = {"LeaseExpired": "django_headgate.exceptions.LeaseExpired"}
+# The rescue duty's message names the worker whose lease expired.
+RESCUE_MESSAGE_RE = re.compile(r"lease of (?P<worker_id>.+) expired")
+
+
+# -- the payload of a Django Tasks job ---------------------------------------------------------
+
+
+def build_payload(task, backend_alias, args, kwargs):
+    """The job kwargs that let the runner call ``task`` again in a worker."""
+    return {"task_path": task.module_path, "backend": backend_alias, "args": args, "kwargs": kwargs}
+
+
+def is_task_job(job):
+    return job.task == RUNNER_PATH and isinstance(job.kwargs, dict) and "task_path" in job.kwargs
+
+
+def build_result_envelope(return_value, worker_id):
+    """The job's ``result`` on success: the return value and the worker that produced it."""
+    return {"return_value": return_value, "worker_id": worker_id}
+
+
+# -- job row -> TaskResult ---------------------------------------------------------------------
+
+
+def import_task(task_path, result_id=None):
+    """The Task object a payload names; TaskResultDoesNotExist when it is no longer a Task."""
+    try:
+        task = import_string(task_path)
+    except ImportError:
+        task = None
+    if not isinstance(task, Task):
+        raise TaskResultDoesNotExist(
+            f"Result {result_id}: {task_path!r} no longer names a Task, so its result cannot be read."
+        )
+    return task
+
+
+def task_for_job(job, backend):
+    """The job's Task as the backend's task class, with the row's queue, priority and options.
+
+    ``run_after`` is the job's ``run_at`` when that is later than its enqueue time (a deferred
+    start, or the back-off before its next attempt), else None.
+    """
+    payload = job.kwargs
+    task = import_task(payload["task_path"], job.id)
+    run_after = job.run_at if job.run_at and job.created_at and job.run_at > job.created_at else None
+    return backend.task_class(
+        func=task.func, priority=job.priority, queue_name=job.queue, backend=backend.alias,
+        run_after=run_after, takes_context=task.takes_context, max_attempts=job.max_attempts,
+        retention_class=job.retention_class, unique_key=job.unique_key, tags=tuple(job.tags or ()),
+    )
+
+
+def task_error(entry):
+    """One ``errors`` entry as a TaskError (exception class path + traceback)."""
+    type_name = str(entry.get("type") or "Exception")
+    path = entry.get("type_path") or KNOWN_ERROR_PATHS.get(type_name)
+    if not path:
+        path = f"builtins.{type_name}" if isinstance(getattr(builtins, type_name, None), type) else type_name
+    traceback = entry.get("traceback") or f"{type_name}: {entry.get('message', '')}\n"
+    return TaskError(exception_class_path=path, traceback=traceback)
+
+
+def _entry_worker_id(entry):
+    worker_id = entry.get("worker_id")
+    if not worker_id and entry.get("type") == "LeaseExpired":
+        match = RESCUE_MESSAGE_RE.fullmatch(str(entry.get("message", "")))
+        worker_id = match and match["worker_id"] != "?" and match["worker_id"]
+    return worker_id or None
+
+
+def worker_ids(job):
+    """One worker id per attempt (``TaskResult.attempts`` is the length of this list).
+
+    Failed attempts name their worker in ``errors``; the current attempt is the lease owner; a
+    successful one is recorded in the result envelope. Unrecorded workers are ``"unknown"``.
+    """
+    ids = [UNKNOWN_WORKER] * job.attempts
+    for entry in job.errors or []:
+        attempt = entry.get("attempt") if isinstance(entry, dict) else None
+        worker_id = _entry_worker_id(entry) if attempt else None
+        if isinstance(attempt, int) and 1 <= attempt <= job.attempts and worker_id:
+            ids[attempt - 1] = worker_id
+    last = None
+    if job.state == JobState.RUNNING:
+        last = job.lease_owner
+    elif job.state == JobState.SUCCEEDED and isinstance(job.result, dict):
+        last = job.result.get("worker_id")
+    if ids and last:
+        ids[-1] = last
+    return ids
+
+
+def task_result_for_job(job, task):
+    """The TaskResult of a Django Tasks job row, for ``task`` (the Task it was enqueued for)."""
+    result = TaskResult(
+        task=task,
+        id=str(job.id),
+        status=STATUS_BY_STATE[job.state],
+        enqueued_at=job.created_at,
+        started_at=job.started_at,
+        finished_at=job.finished_at,
+        last_attempted_at=job.started_at,
+        args=job.kwargs["args"],
+        kwargs=job.kwargs["kwargs"],
+        backend=job.kwargs["backend"],
+        errors=[task_error(entry) for entry in job.errors or [] if isinstance(entry, dict)],
+        worker_ids=worker_ids(job),
+    )
+    if job.state == JobState.SUCCEEDED and isinstance(job.result, dict):
+        object.__setattr__(result, "_return_value", job.result.get("return_value"))
+    return result

@@ -1,0 +1,120 @@
+"""The Headgate task that runs a Django Task inside a worker, and sends the framework's signals.
+
+Every Django Tasks job has ``task = RUNNER_PATH``; the worker calls :func:`run_django_task` like
+any other task function, so the worker itself knows nothing of Django Tasks. The runner reads
+the job row, rebuilds the Task and its TaskResult, sends ``task_started``, calls the function
+(with a ``TaskContext`` when the Task ``takes_context``), then sends ``task_finished`` with the
+status the worker's acknowledgement is about to record: SUCCESSFUL, FAILED on the last attempt,
+or READY when Headgate will retry. Signals are sent robustly: a failing receiver is logged and
+never changes the job's outcome.
+"""
+
+import json
+import logging
+from dataclasses import replace
+
+from django.tasks import TaskContext, task_backends
+from django.tasks.base import TaskResultStatus
+from django.tasks.exceptions import InvalidTaskBackend
+from django.tasks.signals import task_finished, task_started
+from django.utils.json import normalize_json
+
+from ..conf import get_settings
+from ..exceptions import UnknownTask
+from ..store import get_store
+from ..worker.context import current_job
+from ..worker.executor import describe_error
+from .task_backend import HeadgateBackend
+from .task_results import build_result_envelope, import_task, task_error, task_for_job, task_result_for_job
+
+logger = logging.getLogger(__name__)
+
+
+def run_django_task(*, task_path, backend, args, kwargs):
+    """Run the Django Task ``task_path`` with its arguments; return the result envelope.
+
+    Runs only inside a Headgate worker (it needs ``current_job()``). Raises what the Task
+    raises (the worker records it and retries or gives up), and UnknownTask, which the worker
+    never retries, when the Task or its backend can no longer be found.
+    """
+    job = current_job()
+    if job is None:
+        raise RuntimeError("run_django_task runs inside a Headgate worker job only.")
+    task_backend, result = _running_result(job, task_path, backend)
+    sender = type(task_backend)
+    _send(task_started, sender, result)
+    task = result.task
+    try:
+        if task.takes_context:
+            value = task.call(TaskContext(task_result=result), *result.args, **result.kwargs)
+        else:
+            value = task.call(*result.args, **result.kwargs)
+    except BaseException as exc:
+        # Sent inside the except block, as Django's backends do: its log receiver reads exc_info.
+        _send(task_finished, sender, _failed_result(result, exc, is_last=job.attempt >= job.max_attempts))
+        raise
+    return_value = _json_value(value)
+    if return_value is _NOT_JSON:
+        # Returned as is, the value makes the worker give up at once; report that outcome.
+        error = TypeError(f"The task's return value is not JSON-serialisable: {type(value).__name__}")
+        _send(task_finished, sender, _failed_result(result, error, is_last=True))
+        return value
+    _send(task_finished, sender, _finished_result(result, TaskResultStatus.SUCCESSFUL, return_value))
+    return build_result_envelope(return_value, job.worker_id)
+
+
+def _running_result(job, task_path, backend_alias):
+    """(backend, TaskResult of this attempt) from the job's row; UnknownTask when unresolvable."""
+    from ..api import get_job
+
+    try:
+        task_backend = task_backends[backend_alias]
+        if not isinstance(task_backend, HeadgateBackend):
+            raise InvalidTaskBackend(f"TASKS[{backend_alias!r}] is no longer a HeadgateBackend.")
+        import_task(task_path, job.job_id)
+    except Exception as exc:
+        raise UnknownTask(f"Django Task {task_path!r} on backend {backend_alias!r} cannot run: {exc}",
+                          task=task_path) from exc
+    row = get_job(job.job_id)
+    return task_backend, task_result_for_job(row, task_for_job(row, task_backend))
+
+
+_NOT_JSON = object()
+
+
+def _json_value(value):
+    """The value normalised as Django's backends store it, or _NOT_JSON."""
+    try:
+        value = normalize_json(value)
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        return _NOT_JSON
+    return value
+
+
+def _finished_result(result, status, return_value=None, errors=None):
+    finished_at = None
+    if status in (TaskResultStatus.SUCCESSFUL, TaskResultStatus.FAILED):
+        finished_at = get_store(get_settings().database).now()  # the store clock, as the row will say
+    finished = replace(result, status=status, finished_at=finished_at,
+                       errors=result.errors if errors is None else errors)
+    object.__setattr__(finished, "_return_value", return_value)
+    return finished
+
+
+def _failed_result(result, exc, is_last):
+    """FAILED on the last attempt, else READY (Headgate retries it after a back-off)."""
+    entry = describe_error(exc, result.attempts)
+    status = TaskResultStatus.FAILED if is_last else TaskResultStatus.READY
+    return _finished_result(result, status, errors=[*result.errors, task_error(entry)])
+
+
+def _send(signal, sender, task_result):
+    for receiver, response in signal.send_robust(sender=sender, task_result=task_result):
+        if isinstance(response, Exception):
+            logger.error(
+                "A Django Tasks signal receiver raised; the job's outcome is unchanged.",
+                exc_info=response,
+                extra={"action": "task_signal_error", "job_id": task_result.id,
+                       "receiver": getattr(receiver, "__qualname__", repr(receiver))},
+            )

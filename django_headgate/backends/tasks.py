@@ -1,0 +1,37 @@
+"""Django Tasks framework backend (Django >= 6.0): ``@task`` functions run on Headgate workers.
+
+    TASKS = {"default": {"BACKEND": "django_headgate.backends.tasks.HeadgateBackend"}}
+
+See docs/django-tasks.md. This module imports cleanly on Django 5.2, which has no
+``django.tasks``: there ``HeadgateBackend`` refuses to be instantiated, and the system check
+``headgate.E020`` explains that the backend needs Django >= 6.0.
+"""
+
+import django
+from django.core.exceptions import ImproperlyConfigured
+
+from ..exceptions import UnknownTask
+from .checks import REQUIRES_DJANGO_TASKS, has_django_tasks
+
+if has_django_tasks():
+    from .task_backend import HeadgateBackend, HeadgateTask
+    from .task_results import RUNNER_PATH
+    from .task_runner import run_django_task
+else:  # Django < 6.0
+
+    class HeadgateBackend:
+        """Placeholder: the Tasks framework backend needs Django >= 6.0 (see headgate.E020)."""
+
+        def __init__(self, *args, **kwargs):
+            raise ImproperlyConfigured(REQUIRES_DJANGO_TASKS.format(version=django.get_version()))
+
+    HeadgateTask = None
+    RUNNER_PATH = "django_headgate.backends.tasks.run_django_task"
+
+    def run_django_task(**payload):
+        # UnknownTask: the worker gives up at once instead of retrying what cannot run here.
+        raise UnknownTask(REQUIRES_DJANGO_TASKS.format(version=django.get_version()),
+                          task=payload.get("task_path"))
+
+
+__all__ = ["HeadgateBackend", "HeadgateTask", "RUNNER_PATH", "run_django_task"]
