@@ -4,6 +4,7 @@ worker subprocesses share it)."""
 import os
 from pathlib import Path
 
+import django
 import environ
 
 BASE_DIR = Path(__file__).resolve().parent
@@ -70,6 +71,12 @@ HEADGATE = {
     "POLL_INTERVAL": 0.2,
     "SHUTDOWN_TIMEOUT": 10,
 }
+# Django Tasks framework (tests/tasks_backend). Django 6+ only: on 5.2 this entry is headgate.E020.
+if django.VERSION >= (6, 0):
+    TASKS = {"default": {
+        "BACKEND": "django_headgate.backends.tasks.HeadgateBackend",
+        "QUEUES": ["default", "other"],
+    }}
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
