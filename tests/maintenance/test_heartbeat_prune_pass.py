@@ -60,3 +60,13 @@ def test_batch_size_bounds_the_pass(store, clock, settings):
     outcome = prune_duty(store, clock).run_once()
     assert (outcome.rows, outcome.batches, outcome.full_batch) == (7, 1, True)
     assert remaining("stale") == 13
+
+
+def test_a_stopping_maintainer_reports_cancelled_and_deletes_nothing(prune_runner, clock):
+    make_heartbeats(3, prefix="stale")
+    prune_runner.stop()
+    (duty,) = prune_runner.duties
+    outcome = duty.run_once()
+    assert (outcome.status, outcome.rows, outcome.batches) == ("cancelled", 0, 0)
+    assert outcome.next_run_at == clock.now + timedelta(seconds=60)  # the next maintainer goes on soon
+    assert remaining("stale") == 3
