@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    "django.contrib.staticfiles",  # the admin's CSS in the browser tests (tests/admin)
     "django_headgate",
     "tests.testapp",
 ]

@@ -1,0 +1,72 @@
+"""The Headgate dashboard: one admin page an operator can keep open (DESIGN §9).
+
+Jobs per queue and state, jobs finished per minute over the last hour (an SVG bar chart drawn
+on the server: no script, no CDN), live workers, the last outcome of every maintenance duty,
+archive rows per month and the archive horizon. The figures are those of ``manage.py
+headgate_status`` (:func:`django_headgate.status.collect_status`, the same code) plus the chart.
+It is served under the job admin's URLs (``admin:headgate_dashboard``), so it works on whatever
+admin site the job admin is registered with; it needs the permission to view jobs.
+"""
+
+from django.template.response import TemplateResponse
+
+from ..archive_months import PARTITIONS
+from ..models import JobState
+from ..status import collect_status
+from . import summaries
+
+CHART_WIDTH = 600
+CHART_HEIGHT = 120
+CHART_LABEL_HEIGHT = 16
+PARTITION_LABELS = {partition.key: partition.label for partition in PARTITIONS}
+
+
+def finished_chart(per_minute):
+    """Bar geometry for the finished-per-minute chart: a dict the template draws as SVG."""
+    peak = max((count for _, count in per_minute), default=0)
+    slot = CHART_WIDTH / max(len(per_minute), 1)
+    bars = []
+    for index, (minute, count) in enumerate(per_minute):
+        height = round(CHART_HEIGHT * count / peak, 1) if peak else 0
+        bars.append({
+            "x": round(index * slot, 1), "width": round(slot * 0.8, 1),
+            "y": round(CHART_HEIGHT - height, 1), "height": height,
+            "count": count, "minute": minute,
+        })
+    return {
+        "bars": bars, "peak": peak, "total": sum(count for _, count in per_minute),
+        "width": CHART_WIDTH, "height": CHART_HEIGHT + CHART_LABEL_HEIGHT,
+        "plot_height": CHART_HEIGHT, "label_y": CHART_HEIGHT + CHART_LABEL_HEIGHT - 4,
+        "first": per_minute[0][0] if per_minute else None,
+        "last": per_minute[-1][0] if per_minute else None,
+    }
+
+
+def archive_rows(archive):
+    """``headgate_status``'s archive data as ``[(key, label, rows or None)]``, newest first,
+    for the partitions that may hold rows."""
+    return [(key, PARTITION_LABELS[key], rows)
+            for key, rows in reversed(archive["rows_by_partition"].items()) if rows != 0]
+
+
+def dashboard_view(model_admin, request):
+    """Render the dashboard (the caller has checked the permission to view jobs)."""
+    status, sections = collect_status()
+    by_name = {section.name: section for section in sections}
+    context = {
+        **model_admin.admin_site.each_context(request),
+        "title": "Headgate dashboard",
+        "opts": model_admin.opts,
+        "store_now": status.now,
+        "states": list(JobState.labels),
+        "state_values": list(JobState.values),
+        "queue_rows": summaries.queue_rows_from_status(by_name["jobs"].data["by_queue"]),
+        "chart": finished_chart(summaries.finished_per_minute(status.now)),
+        "workers": by_name["workers"].data,
+        "duty_outcomes": summaries.last_duty_outcomes(),
+        "archive": by_name["archive"].data,
+        "archive_rows": archive_rows(by_name["archive"].data),
+        "warnings": [warning for section in sections for warning in section.warnings],
+    }
+    request.current_app = model_admin.admin_site.name
+    return TemplateResponse(request, "admin/headgate/dashboard.html", context)

@@ -1,0 +1,264 @@
+"""Job inspection in the admin: the hot table ``headgate_job`` (DESIGN §9).
+
+Read-only as a model admin: nothing here saves a Job. Retry and cancel go through
+``django_headgate.api`` (the store's guarded statements), as changelist actions and as buttons
+on the detail page; both need ``headgate.change_job``. Arguments, keyword arguments, result and
+fingerprint are shown only to users holding ``headgate.view_job_payload``; for everybody else the
+query does not even load them (``defer``), so no page, error page or template can leak them.
+"""
+
+import json
+import uuid
+
+from django.contrib import admin, messages
+from django.contrib.admin.views.main import ChangeList
+from django.core.exceptions import PermissionDenied
+from django.db.models.constants import LOOKUP_SEP
+from django.http import HttpResponseNotAllowed, HttpResponseRedirect
+from django.urls import path, reverse
+
+from .. import api
+from ..exceptions import HeadgateError
+from ..models import Job, JobState
+from .dashboard import dashboard_view
+from .display import WITHHELD, json_block, text_block
+from .summaries import job_summary, state_counts_by_queue
+
+#: Columns the job changelist reads; payloads, errors and output stay in the database.
+LIST_COLUMNS = (
+    "id", "task", "queue", "state", "priority", "attempts", "max_attempts", "retention_class",
+    "created_at", "run_at", "finished_at",
+)
+#: Columns a user without ``view_job_payload`` never loads.
+PAYLOAD_COLUMNS = ("args", "kwargs", "result", "fingerprint")
+PAYLOAD_PERMISSION = "headgate.view_job_payload"
+OPERATE_PERMISSION = "headgate.change_job"
+
+
+class SummaryFilter(admin.SimpleListFilter):
+    """A filter on one column whose choices come from :func:`job_summary` (no extra query)."""
+
+    def lookups(self, request, model_admin):
+        values = sorted({row[self.parameter_name] for row in job_summary(request)})
+        return [(value, value) for value in values]
+
+    def queryset(self, request, queryset):
+        if self.value() is None:
+            return queryset
+        return queryset.filter(**{self.parameter_name: self.value()})
+
+
+class QueueFilter(SummaryFilter):
+    title = "queue"
+    parameter_name = "queue"
+
+
+class TaskFilter(SummaryFilter):
+    title = "task"
+    parameter_name = "task"
+
+
+class RetentionClassFilter(SummaryFilter):
+    title = "retention class"
+    parameter_name = "retention_class"
+
+
+class JobChangeList(ChangeList):
+    """The job list reads only :data:`LIST_COLUMNS`."""
+
+    def get_queryset(self, request, exclude_parameters=None):
+        return super().get_queryset(request, exclude_parameters).only(*LIST_COLUMNS)
+
+
+class JobAdmin(admin.ModelAdmin):
+    list_display = (
+        "id", "task", "queue", "state", "priority", "attempts_display", "retention_class",
+        "created_at", "finished_at",
+    )
+    list_filter = (QueueFilter, "state", TaskFilter, RetentionClassFilter)
+    search_fields = ("id",)  # replaced by get_search_results: id, unique key or tag, exactly
+    search_help_text = "A job id, a unique key or a tag (exact match)."
+    show_full_result_count = False
+    show_facets = admin.ShowFacets.NEVER
+    list_per_page = 50
+    actions = ("retry_jobs", "cancel_jobs")
+    change_list_template = "admin/headgate/job/change_list.html"
+    change_form_template = "admin/headgate/job/change_form.html"
+
+    # -- permissions: view-only model admin; actions need change_job ----------------------------
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def has_operate_permission(self, request):
+        return request.user.has_perm(OPERATE_PERMISSION)
+
+    @staticmethod
+    def has_payload_permission(request):
+        return request.user.has_perm(PAYLOAD_PERMISSION)
+
+    # -- queries ---------------------------------------------------------------------------------
+
+    def get_queryset(self, request):
+        queryset = super().get_queryset(request)
+        if not self.has_payload_permission(request):
+            queryset = queryset.defer(*PAYLOAD_COLUMNS)
+        return queryset
+
+    def get_changelist(self, request, **kwargs):
+        return JobChangeList
+
+    def lookup_allowed(self, lookup, value, request):
+        """Refuse URL filters on payload columns (``?args__icontains=...``): Django allows
+        lookups on any local field, which would let a user test guesses about a payload."""
+        if lookup.split(LOOKUP_SEP, 1)[0] in PAYLOAD_COLUMNS:
+            return False
+        return super().lookup_allowed(lookup, value, request)
+
+    def get_search_results(self, request, queryset, search_term):
+        """Exact search on the job id, the unique key or one tag; payloads are never searched."""
+        term = search_term.strip()
+        if not term:
+            return queryset, False
+        try:
+            return queryset.filter(id=uuid.UUID(term)), False
+        except ValueError:
+            pass
+        tagged = queryset.filter(tags__icontains=_json_string(term))
+        return (queryset.filter(unique_key=term) | tagged), False
+
+    # -- list and detail -------------------------------------------------------------------------
+
+    @admin.display(description="attempts")
+    def attempts_display(self, job):
+        return f"{job.attempts} / {job.max_attempts}"
+
+    def get_fieldsets(self, request, obj=None):
+        fieldsets = [
+            (None, {"fields": ("id", "task", "queue", "state", "priority", "tags", "unique_key",
+                               "retention_class")}),
+            ("Timing", {"fields": ("created_at", "run_at", "started_at", "finished_at",
+                                   "expires_at")}),
+            ("Attempts and lease", {"fields": ("attempts", "max_attempts", "fence",
+                                               "lease_owner", "lease_expires_at")}),
+            ("Progress and output", {"fields": ("progress_display", "output_display")}),
+            ("Errors", {"fields": ("errors_display",)}),
+        ]
+        if self.has_payload_permission(request):
+            fieldsets.append(("Payload", {"fields": ("args_display", "kwargs_display",
+                                                     "result_display", "fingerprint")}))
+        else:
+            fieldsets.append(("Payload", {"fields": ("payload_withheld",)}))
+        return fieldsets
+
+    @admin.display(description="progress")
+    def progress_display(self, job):
+        return "-" if job.progress is None else json_block(job.progress)
+
+    @admin.display(description="output")
+    def output_display(self, job):
+        return text_block(job.output)
+
+    @admin.display(description="errors")
+    def errors_display(self, job):
+        return json_block(job.errors) if job.errors else "-"
+
+    @admin.display(description="arguments")
+    def args_display(self, job):
+        return json_block(job.args)
+
+    @admin.display(description="keyword arguments")
+    def kwargs_display(self, job):
+        return json_block(job.kwargs)
+
+    @admin.display(description="result")
+    def result_display(self, job):
+        return "-" if job.result is None else json_block(job.result)
+
+    @admin.display(description="arguments and result")
+    def payload_withheld(self, job):
+        return f"{WITHHELD}: viewing them needs the permission “Can view job arguments and results”."
+
+    def changelist_view(self, request, extra_context=None):
+        extra_context = {
+            "headgate_states": list(JobState.labels),
+            "headgate_state_values": list(JobState.values),
+            "headgate_queue_counts": state_counts_by_queue(job_summary(request)),
+            **(extra_context or {}),
+        }
+        return super().changelist_view(request, extra_context)
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        extra_context = {"headgate_can_operate": self.has_operate_permission(request),
+                         **(extra_context or {})}
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    # -- retry and cancel: through the API -------------------------------------------------------
+
+    @admin.action(description="Retry selected dead or cancelled jobs", permissions=["operate"])
+    def retry_jobs(self, request, queryset):
+        self._apply(request, queryset.values_list("id", flat=True), api.retry, "retried")
+
+    @admin.action(description="Cancel selected available or running jobs", permissions=["operate"])
+    def cancel_jobs(self, request, queryset):
+        self._apply(request, queryset.values_list("id", flat=True), api.cancel, "cancelled")
+
+    def _apply(self, request, job_ids, operation, done):
+        """Call ``operation(job_id)`` for each job; report successes and each refusal."""
+        succeeded = 0
+        for job_id in job_ids:
+            try:
+                operation(job_id)
+            except HeadgateError as exc:
+                self.message_user(request, str(exc), messages.ERROR)
+            else:
+                succeeded += 1
+        if succeeded:
+            noun = "job" if succeeded == 1 else "jobs"
+            self.message_user(request, f"{succeeded} {noun} {done}.", messages.SUCCESS)
+
+    def operate_view(self, request, object_id, operation):
+        """POST ``<id>/retry/`` or ``<id>/cancel/`` from the detail page's buttons."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if not self.has_operate_permission(request):
+            raise PermissionDenied
+        job = self.get_object(request, object_id)
+        if job is None:
+            return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
+        if operation == "retry":
+            self._apply(request, [job.pk], api.retry, "retried")
+        else:
+            self._apply(request, [job.pk], api.cancel, "cancelled")
+        return HttpResponseRedirect(reverse("admin:headgate_job_change", args=[job.pk],
+                                            current_app=self.admin_site.name))
+
+    def get_urls(self):
+        wrap = self.admin_site.admin_view
+        return [
+            path("dashboard/", wrap(self.dashboard), name="headgate_dashboard"),
+            path("<path:object_id>/retry/", wrap(self.operate_view),
+                 {"operation": "retry"}, name="headgate_job_retry"),
+            path("<path:object_id>/cancel/", wrap(self.operate_view),
+                 {"operation": "cancel"}, name="headgate_job_cancel"),
+            *super().get_urls(),
+        ]
+
+    def dashboard(self, request):
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        return dashboard_view(self, request)
+
+
+def _json_string(term):
+    """The term as it appears inside a JSON list of strings (quotes included)."""
+    return json.dumps(term, ensure_ascii=False)
+
+
+admin.site.register(Job, JobAdmin)

@@ -1,0 +1,126 @@
+"""Job inspection: filters, search, state counts, detail, and retry/cancel through the API."""
+
+import pytest
+from django.urls import reverse
+
+from django_headgate.models import Job, JobState
+
+from .rows import SECRET_ARG, SECRET_KWARG, SECRET_RESULT, make_jobs
+
+pytestmark = pytest.mark.django_db
+
+CHANGELIST = "admin:headgate_job_changelist"
+
+
+def change_url(job):
+    return reverse("admin:headgate_job_change", args=[job.pk])
+
+
+def results(client, **params):
+    response = client.get(reverse(CHANGELIST), params)
+    assert response.status_code == 200
+    return {job.pk for job in response.context["cl"].result_list}
+
+
+def test_filters_by_queue_state_task_and_retention_class(auditor):
+    billing = make_jobs(2, queue="billing")
+    dead = make_jobs(1, queue="emails", state=JobState.DEAD)
+    assert results(auditor, queue="billing") == {job.pk for job in billing}
+    assert results(auditor, state="dead") == {job.pk for job in dead}
+    assert len(results(auditor, task="tests.testapp.tasks.noop")) == 3
+    assert len(results(auditor, retention_class="standard_30d")) == 3
+    assert results(auditor, retention_class="forever") == set()
+
+
+def test_search_by_id_unique_key_and_tag(auditor):
+    tagged = make_jobs(1, tags=("invoice-42",))[0]
+    keyed = make_jobs(1, unique_key="order", tags=())[0]
+    other = make_jobs(1, tags=("blue",))[0]
+    assert results(auditor, q=str(other.pk)) == {other.pk}
+    assert results(auditor, q=keyed.unique_key) == {keyed.pk}
+    assert results(auditor, q="invoice-42") == {tagged.pk}
+    assert results(auditor, q="invoice") == set()  # a tag matches whole, not in part
+    assert results(auditor, q=SECRET_ARG[:9]) == set()  # payloads are never searched
+
+
+def test_state_counts_per_queue_above_the_list(auditor):
+    make_jobs(2, queue="billing")
+    make_jobs(3, queue="billing", state=JobState.DEAD)
+    make_jobs(1, queue="emails", state=JobState.SUCCEEDED)
+    response = auditor.get(reverse(CHANGELIST))
+    counts = {queue: (counts, total) for queue, counts, total in response.context["headgate_queue_counts"]}
+    states = list(JobState.values)
+    assert counts["billing"][1] == 5
+    assert counts["billing"][0][states.index("dead")] == 3
+    assert counts["emails"][0][states.index("succeeded")] == 1
+    assert "Jobs per queue and state" in response.content.decode()
+
+
+def test_detail_shows_errors_progress_and_output(auditor):
+    job = make_jobs(1, state=JobState.DEAD)[0]
+    body = auditor.get(change_url(job)).content.decode()
+    assert "ValueError" in body and "boom" in body
+    assert "line two" in body
+    assert "&quot;total&quot;: 10" in body or '"total": 10' in body
+
+
+def test_payload_only_with_view_job_payload(auditor, payload_viewer):
+    job = make_jobs(1, state=JobState.SUCCEEDED)[0]
+    withheld = auditor.get(change_url(job)).content.decode()
+    for secret in (SECRET_ARG, SECRET_KWARG, SECRET_RESULT):
+        assert secret not in withheld
+    assert "withheld" in withheld
+    shown = payload_viewer.get(change_url(job)).content.decode()
+    for secret in (SECRET_ARG, SECRET_KWARG, SECRET_RESULT):
+        assert secret in shown
+
+
+def test_jobs_are_never_added_changed_or_deleted_here(operator):
+    job = make_jobs(1)[0]
+    assert operator.get(reverse("admin:headgate_job_add")).status_code == 403
+    assert operator.post(change_url(job), {"queue": "other"}).status_code == 403
+    delete = reverse("admin:headgate_job_delete", args=[job.pk])
+    assert operator.post(delete, {"post": "yes"}).status_code == 403
+    assert Job.objects.get(pk=job.pk).queue == "default"
+
+
+def post_action(client, action, jobs):
+    return client.post(reverse(CHANGELIST), {"action": action, "_selected_action": [j.pk for j in jobs]},
+                       follow=True)
+
+
+def test_retry_action_goes_through_the_api(operator):
+    dead = make_jobs(2, state=JobState.DEAD)
+    running = make_jobs(1, state=JobState.RUNNING)
+    response = post_action(operator, "retry_jobs", dead + running)
+    messages = [str(m) for m in response.context["messages"]]
+    assert "2 jobs retried." in messages
+    assert any("only dead or cancelled jobs can be retried" in m for m in messages)
+    assert set(Job.objects.filter(pk__in=[j.pk for j in dead]).values_list("state", flat=True)) == {"available"}
+    assert Job.objects.get(pk=running[0].pk).state == "running"
+
+
+def test_cancel_action_and_detail_button(operator):
+    available = make_jobs(2)
+    response = post_action(operator, "cancel_jobs", available[:1])
+    assert "1 job cancelled." in [str(m) for m in response.context["messages"]]
+    assert Job.objects.get(pk=available[0].pk).state == "cancelled"
+
+    page = operator.get(change_url(available[1])).content.decode()
+    cancel_url = reverse("admin:headgate_job_cancel", args=[available[1].pk])
+    assert cancel_url in page
+    assert operator.get(cancel_url).status_code == 405  # GET changes nothing
+    assert operator.post(cancel_url).status_code == 302
+    assert Job.objects.get(pk=available[1].pk).state == "cancelled"
+    retry_url = reverse("admin:headgate_job_retry", args=[available[1].pk])
+    assert retry_url in operator.get(change_url(available[1])).content.decode()
+
+
+def test_actions_need_change_job(auditor):
+    dead = make_jobs(1, state=JobState.DEAD)
+    page = auditor.get(reverse(CHANGELIST)).content.decode()
+    assert "retry_jobs" not in page
+    post_action(auditor, "retry_jobs", dead)
+    assert Job.objects.get(pk=dead[0].pk).state == "dead"
+    assert auditor.post(reverse("admin:headgate_job_retry", args=[dead[0].pk])).status_code == 403
+    assert Job.objects.get(pk=dead[0].pk).state == "dead"
