@@ -128,6 +128,7 @@ def measure(args):
         if args.drain != args.bulk:
             clear_jobs()
             noop.batch_defer(*[{} for _ in range(args.drain)])
+        sql("ANALYZE procrastinate_jobs")  # as Headgate's drain: statistics that know the backlog
         log(f"procrastinate: drain {args.drain} jobs, one worker, concurrency {args.concurrency}")
         result["drain"] = measure_drain(args.drain, args.concurrency, env)
         log(f"procrastinate: latency, {args.latency_samples} samples {args.spacing * 1000:.0f} ms apart")

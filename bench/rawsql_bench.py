@@ -124,7 +124,7 @@ def measure_drain(connection, count, batch):
     for acknowledge, key in ((True, "jobs_per_s"), (False, "claim_only_jobs_per_s")):
         connection.execute("TRUNCATE raw_job")
         insert_many(connection, count)
-        connection.execute("VACUUM ANALYZE raw_job")
+        connection.execute("ANALYZE raw_job")
         done, seconds = drain(connection, batch, acknowledge)
         assert done == count, (done, count)
         result[key] = rate(done, seconds)
