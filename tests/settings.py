@@ -2,6 +2,7 @@
 worker subprocesses share it)."""
 
 import os
+import tempfile
 from pathlib import Path
 
 import django
@@ -24,7 +25,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "transaction_mode": "IMMEDIATE",
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
-    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / f"test-headgate-{TEST_DB_SUFFIX}.sqlite3")}
+    # In the temp directory: SQLite leaves -wal/-shm files beside a dropped test database.
+    DATABASES["default"]["TEST"] = {
+        "NAME": str(Path(tempfile.gettempdir()) / f"test-headgate-{TEST_DB_SUFFIX}.sqlite3")}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.mysql":
     DATABASES["default"].setdefault("OPTIONS", {})["charset"] = "utf8mb4"
 
