@@ -8,6 +8,7 @@ own options (max attempts, retention class, unique key, tags) come from the Task
 ``OPTIONS``, then from the ``HEADGATE`` settings.
 """
 
+import logging
 import uuid
 from dataclasses import dataclass, replace
 from functools import partial
@@ -31,6 +32,8 @@ from .task_results import RUNNER_PATH, build_payload, is_task_job, task_for_job,
 TASK_OPTION_NAMES = ("max_attempts", "retention_class", "unique_key", "tags")
 BACKEND_OPTION_NAMES = ("max_attempts", "retention_class", "tags")
 RETENTION_CLASS_MAX_LENGTH = 100
+
+logger = logging.getLogger(__name__)
 
 
 def _check_retention_class(key):
@@ -65,6 +68,18 @@ def check_options(options, names):
             except HeadgateError as exc:
                 errors.append(f"{name}: {exc}")
     return checked, errors
+
+
+def send_task_signal(signal, sender, task_result):
+    """Send a Django Tasks signal robustly: a receiver's exception is logged, never raised."""
+    for receiver, response in signal.send_robust(sender=sender, task_result=task_result):
+        if isinstance(response, Exception):
+            logger.error(
+                "A Django Tasks signal receiver raised; the job is unaffected.",
+                exc_info=response,
+                extra={"action": "task_signal_error", "job_id": task_result.id,
+                       "receiver": getattr(receiver, "__qualname__", repr(receiver))},
+            )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -175,7 +190,7 @@ class HeadgateBackend(BaseTaskBackend):
         result = task_result_for_job(job, task)
         if job.id == job_id:  # not an idempotent replay of an existing job
             # The job exists only once the caller's transaction commits (at once in autocommit).
-            transaction.on_commit(partial(task_enqueued.send_robust, type(self), task_result=result),
+            transaction.on_commit(partial(send_task_signal, task_enqueued, type(self), result),
                                   using=get_settings().database)
         return result
 

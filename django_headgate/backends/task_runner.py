@@ -10,7 +10,6 @@ never changes the job's outcome.
 """
 
 import json
-import logging
 from dataclasses import replace
 
 from django.tasks import TaskContext, task_backends
@@ -24,10 +23,14 @@ from ..exceptions import UnknownTask
 from ..store import get_store
 from ..worker.context import current_job
 from ..worker.executor import describe_error
-from .task_backend import HeadgateBackend
-from .task_results import build_result_envelope, import_task, task_error, task_for_job, task_result_for_job
-
-logger = logging.getLogger(__name__)
+from .task_backend import HeadgateBackend, send_task_signal
+from .task_results import (
+    build_result_envelope,
+    import_task,
+    task_error,
+    task_for_job,
+    task_result_for_job,
+)
 
 
 def run_django_task(*, task_path, backend, args, kwargs):
@@ -42,24 +45,26 @@ def run_django_task(*, task_path, backend, args, kwargs):
         raise RuntimeError("run_django_task runs inside a Headgate worker job only.")
     task_backend, result = _running_result(job, task_path, backend)
     sender = type(task_backend)
-    _send(task_started, sender, result)
+    send_task_signal(task_started, sender, result)
     task = result.task
     try:
         if task.takes_context:
-            value = task.call(TaskContext(task_result=result), *result.args, **result.kwargs)
+            value = task.call(TaskContext(task_result=result), *args, **kwargs)
         else:
-            value = task.call(*result.args, **result.kwargs)
+            value = task.call(*args, **kwargs)
     except BaseException as exc:
         # Sent inside the except block, as Django's backends do: its log receiver reads exc_info.
-        _send(task_finished, sender, _failed_result(result, exc, is_last=job.attempt >= job.max_attempts))
+        is_last = job.attempt >= job.max_attempts
+        send_task_signal(task_finished, sender, _failed_result(result, exc, is_last=is_last))
         raise
     return_value = _json_value(value)
     if return_value is _NOT_JSON:
         # Returned as is, the value makes the worker give up at once; report that outcome.
         error = TypeError(f"The task's return value is not JSON-serialisable: {type(value).__name__}")
-        _send(task_finished, sender, _failed_result(result, error, is_last=True))
+        send_task_signal(task_finished, sender, _failed_result(result, error, is_last=True))
         return value
-    _send(task_finished, sender, _finished_result(result, TaskResultStatus.SUCCESSFUL, return_value))
+    succeeded = _finished_result(result, TaskResultStatus.SUCCESSFUL, return_value)
+    send_task_signal(task_finished, sender, succeeded)
     return build_result_envelope(return_value, job.worker_id)
 
 
@@ -108,13 +113,3 @@ def _failed_result(result, exc, is_last):
     status = TaskResultStatus.FAILED if is_last else TaskResultStatus.READY
     return _finished_result(result, status, errors=[*result.errors, task_error(entry)])
 
-
-def _send(signal, sender, task_result):
-    for receiver, response in signal.send_robust(sender=sender, task_result=task_result):
-        if isinstance(response, Exception):
-            logger.error(
-                "A Django Tasks signal receiver raised; the job's outcome is unchanged.",
-                exc_info=response,
-                extra={"action": "task_signal_error", "job_id": task_result.id,
-                       "receiver": getattr(receiver, "__qualname__", repr(receiver))},
-            )
