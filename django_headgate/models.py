@@ -94,6 +94,7 @@ class RetentionClass(models.Model):
     class Meta:
         db_table = "headgate_retention_class"
         ordering = ["key"]
+        verbose_name_plural = "retention classes"
 
     def __str__(self):
         return self.key

@@ -24,7 +24,7 @@ from django.utils.cache import add_never_cache_headers
 from ..archive_months import PARTITIONS
 from ..models import ArchivedJob
 from . import summaries
-from .display import WITHHELD, json_block, ms_to_datetime
+from .display import WITHHELD, format_ms, json_block
 from .paging import ProbeChangeList, ProbePaginator, requested_page
 
 #: Columns the audit list reads; no payload, no errors.
@@ -163,11 +163,11 @@ class ArchivedJobAdmin(admin.ModelAdmin):
 
     @admin.display(description="evicted at", ordering="evicted_at_ms")
     def evicted_at(self, archived):
-        return ms_to_datetime(archived.evicted_at_ms)
+        return format_ms(archived.evicted_at_ms)
 
     @admin.display(description="kept until at least")
     def kept_until(self, archived):
-        return ms_to_datetime(archived.evicted_at_ms + archived.archive_retention_ms)
+        return format_ms(archived.evicted_at_ms + archived.archive_retention_ms)
 
     @admin.display(description="archive retention")
     def archive_retention(self, archived):
@@ -183,10 +183,10 @@ class ArchivedJobAdmin(admin.ModelAdmin):
 
     def get_fieldsets(self, request, obj=None):
         return [
-            (None, {"fields": ("archive_id", "job_id", "task", "queue", "terminal_state", "attempts",
-                               "tags")}),
-            ("Timing", {"fields": ("created_at", "finished_at", "evicted_at", "archive_retention",
-                                   "kept_until")}),
+            (None, {"fields": (("job_id", "archive_id"), ("task", "queue"),
+                               ("terminal_state", "attempts", "tags"))}),
+            ("Timing", {"fields": (("created_at", "finished_at"),
+                                   ("evicted_at", "archive_retention", "kept_until"))}),
             ("Errors", {"fields": ("errors_display",)}),
             ("Payload", {"fields": ("payload_withheld",)}),
         ]

@@ -7,6 +7,7 @@ must never be trusted as HTML.
 import json
 from datetime import datetime, timezone
 
+from django.utils import formats, timezone as dj_timezone
 from django.utils.html import format_html
 
 #: What the admin shows in place of a payload the user may not see.
@@ -32,3 +33,11 @@ def ms_to_datetime(value_ms):
         return None
     return datetime.fromtimestamp(value_ms / 1000, tz=timezone.utc)
 
+
+
+def format_ms(value_ms):
+    """Store-clock milliseconds formatted like the admin's own datetimes (current time zone)."""
+    moment = ms_to_datetime(value_ms)
+    if moment is None:
+        return "-"
+    return formats.localize(dj_timezone.template_localtime(moment))

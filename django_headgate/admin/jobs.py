@@ -141,12 +141,11 @@ class JobAdmin(admin.ModelAdmin):
 
     def get_fieldsets(self, request, obj=None):
         fieldsets = [
-            (None, {"fields": ("id", "task", "queue", "state", "priority", "tags", "unique_key",
-                               "retention_class")}),
-            ("Timing", {"fields": ("created_at", "run_at", "started_at", "finished_at",
-                                   "expires_at")}),
-            ("Attempts and lease", {"fields": ("attempts", "max_attempts", "fence",
-                                               "lease_owner", "lease_expires_at")}),
+            (None, {"fields": (("id", "state"), ("task", "queue", "priority"),
+                               ("tags", "unique_key", "retention_class"))}),
+            ("Timing", {"fields": (("created_at", "run_at"), ("started_at", "finished_at", "expires_at"))}),
+            ("Attempts and lease", {"fields": (("attempts", "max_attempts", "fence"),
+                                               ("lease_owner", "lease_expires_at"))}),
             ("Progress and output", {"fields": ("progress_display", "output_display")}),
             ("Errors", {"fields": ("errors_display",)}),
         ]

@@ -70,7 +70,8 @@ class ProbeChangeList(ChangeList):
             raise IncorrectLookupParameters from None
         self.result_count = paginator.count
         self.show_full_result_count = False
-        self.full_result_count = None
+        # Equal counts hide the search box's "N results (Show all)": N is only a lower bound.
+        self.full_result_count = paginator.count
         self.show_admin_actions = True
         self.result_list = result_list
         self.can_show_all = False

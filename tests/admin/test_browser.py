@@ -1,0 +1,210 @@
+"""The admin in a real browser: headless Chromium driven by Selenium (DESIGN §9).
+
+A policy editor logs in, is refused a bad archive policy with the API's message, saves a good
+one, and finds the archive audit view withholding payloads (no reveal control for them); then
+an auditor holding ``view_archive_payload`` reveals one record, and the reveal is in the admin
+log. Screenshots of each step go to ``docs/images/admin-*.png`` (used by docs/admin.md; set
+``HG_SCREENSHOT_DIR`` to write them elsewhere).
+
+Needs Debian's ``chromium`` and ``chromium-driver`` (``.ci/run`` installs them). Without
+``/usr/bin/chromedriver`` the test is skipped, except in CI (``CI=true``), where it fails.
+"""
+
+import os
+import shutil
+import tempfile
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.contrib.admin.models import LogEntry
+from django.urls import reverse
+from django.utils import timezone
+
+from django_headgate.maintenance.runner import MaintenanceRunner
+from django_headgate.models import ArchivedJob, ArchivePolicy, Job, JobState
+from tests.factories import WorkerHeartbeatFactory
+
+from .conftest import PASSWORD, POLICY_PERMISSIONS, VIEW_PERMISSIONS, make_user
+from .rows import SECRET_ARG, SECRET_KWARG, SECRET_RESULT, make_archived, make_jobs
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOT_DIR = Path(os.environ.get("HG_SCREENSHOT_DIR") or ROOT / "docs" / "images")
+CHROMIUM_FLAGS = (
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-dev-shm-usage", "--window-size=1600,900",
+)
+WAIT_SECONDS = 20
+
+pytestmark = pytest.mark.browser
+
+
+def require_chromedriver():
+    if shutil.which(CHROMEDRIVER) and shutil.which(CHROMIUM):
+        return
+    reason = (f"{CHROMEDRIVER} or {CHROMIUM} is missing: apt-get install chromium chromium-driver "
+              "(.ci/run installs them)")
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI=true and {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def browser():
+    require_chromedriver()
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="headgate-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={profile}")
+    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    driver.implicitly_wait(0)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+class Page:
+    """A few steps on top of Selenium, with explicit waits."""
+
+    def __init__(self, driver, base_url):
+        from selenium.webdriver.common.by import By
+        from selenium.webdriver.support import expected_conditions
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        self.driver, self.base_url, self.by = driver, base_url, By
+        self.conditions, self.wait = expected_conditions, WebDriverWait(driver, WAIT_SECONDS)
+
+    def open(self, path):
+        self.driver.get(self.base_url + path)
+        self.wait.until(lambda d: d.execute_script("return document.readyState") == "complete")
+
+    def find(self, css):
+        return self.wait.until(self.conditions.presence_of_element_located((self.by.CSS_SELECTOR, css)))
+
+    def exists(self, css):
+        return bool(self.driver.find_elements(self.by.CSS_SELECTOR, css))
+
+    def type(self, css, text):
+        field = self.find(css)
+        field.clear()
+        field.send_keys(text)
+
+    def submit(self, css):
+        old = self.find("body")
+        self.find(css).click()
+        self.wait.until(self.conditions.staleness_of(old))
+        self.find("body")
+
+    def text(self):
+        return self.find("body").text
+
+    def log_in(self, username):
+        self.open(reverse("admin:login"))
+        self.type("#id_username", username)
+        self.type("#id_password", PASSWORD)
+        self.submit("input[type=submit]")
+        assert self.exists("#user-tools"), self.text()
+        # Collapse the admin's navigation sidebar: more room for the tables in the screenshots.
+        self.driver.execute_script("localStorage.setItem('django.admin.navSidebarIsOpen', 'false')")
+
+    def log_out(self):
+        self.submit("#logout-form button")
+
+    def screenshot(self, name):
+        """Save the whole page (beyond the viewport, through the DevTools protocol) as
+        ``admin-<name>.png``."""
+        import base64
+
+        size = self.driver.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
+        clip = {"x": 0, "y": 0, "width": size["width"], "height": min(size["height"], 1400), "scale": 1}
+        shot = self.driver.execute_cdp_cmd("Page.captureScreenshot", {
+            "format": "png", "captureBeyondViewport": True, "clip": clip})
+        SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOT_DIR / f"admin-{name}.png"
+        path.write_bytes(base64.b64decode(shot["data"]))
+        return path
+
+def seed_rows():
+    """Jobs in every state, some finished over the last hour, two live workers, one maintenance
+    pass and a few archived jobs: enough for every panel to show something."""
+    make_jobs(3, queue="billing")
+    make_jobs(1, queue="billing", state=JobState.RUNNING)
+    make_jobs(2, queue="billing", state=JobState.DEAD)
+    make_jobs(1, queue="emails", state=JobState.CANCELLED)
+    finished = make_jobs(40, queue="emails", state=JobState.SUCCEEDED, tags=("newsletter",))
+    now = timezone.now()
+    for index, job in enumerate(finished):
+        Job.objects.filter(pk=job.pk).update(finished_at=now - timedelta(minutes=(index * 7) % 58))
+    WorkerHeartbeatFactory(worker_id="worker-a", hostname="app-1", pid=4242, queues=["billing"])
+    WorkerHeartbeatFactory(worker_id="worker-b", hostname="app-2", pid=4243, queues=[])
+    MaintenanceRunner().run_once()
+    make_archived(4, queue="billing", state=JobState.SUCCEEDED)
+    make_archived(1, queue="billing", state=JobState.DEAD)
+
+def test_edit_policy_withhold_and_reveal_in_chromium(browser, live_server):
+    make_user("editor", POLICY_PERMISSIONS + VIEW_PERMISSIONS)
+    make_user("auditor", VIEW_PERMISSIONS + ("view_archive_payload", "view_job_payload"))
+    seed_rows()
+    archived = ArchivedJob.objects.defer("args", "kwargs", "result").filter(terminal_state="dead").get()
+    page = Page(browser, live_server.url)
+
+    # A policy editor: the API refuses 0 seconds, the form shows its message; 90d is saved.
+    page.log_in("editor")
+    page.open(reverse("admin:headgate_archivepolicy_add"))
+    page.type("#id_queue", "billing")
+    page.type("#id_archive_retention", "0s")
+    page.submit("input[name=_save]")
+    error = page.find(".field-archive_retention .errorlist").text
+    assert "archive_retention must be from 1 second to 36,500 days" in error
+    assert not ArchivePolicy.objects.exists()
+    page.screenshot("policy-error")
+    page.type("#id_archive_retention", "90d")
+    page.submit("input[name=_save]")
+    assert "was added successfully" in page.find(".messagelist").text
+    assert ArchivePolicy.objects.get(queue="billing").archive_retention == timedelta(days=90)
+
+    # The audit view withholds payloads and offers this user no reveal.
+    page.open(reverse("admin:headgate_archivedjob_changelist"))
+    assert str(archived.job_id) in page.text()
+    page.screenshot("archive-list")
+    page.open(reverse("admin:headgate_archivedjob_change", args=[archived.pk]))
+    body = page.driver.page_source
+    assert "withheld" in page.text()
+    for secret in (SECRET_ARG, SECRET_KWARG, SECRET_RESULT):
+        assert secret not in body
+    assert not page.exists("#headgate-reveal-button")
+    page.screenshot("archive-withheld")
+    page.log_out()
+
+    # An auditor with view_archive_payload reveals the record; the reveal is logged.
+    page.log_in("auditor")
+    page.open(reverse("admin:headgate_archivedjob_change", args=[archived.pk]))
+    assert SECRET_ARG not in page.driver.page_source
+    page.type("#id_reveal_reason", "chargeback review")
+    page.screenshot("archive-reveal-control")
+    page.submit("#headgate-reveal-button")
+    payload = page.find("#headgate-payload").text
+    for secret in (SECRET_ARG, SECRET_KWARG, SECRET_RESULT):
+        assert secret in payload
+    page.screenshot("archive-revealed")
+    entry = LogEntry.objects.get(object_id=str(archived.pk))
+    assert entry.user.username == "auditor"
+    assert "chargeback review" in entry.get_change_message()
+
+    # The job list with its state counts, and the dashboard, for the documentation.
+    page.open(reverse("admin:headgate_job_changelist"))
+    assert "Jobs per queue and state" in page.text()
+    page.screenshot("job-list")
+    page.open(reverse("admin:headgate_dashboard"))
+    assert "Jobs finished per minute" in page.text()
+    page.screenshot("dashboard")
