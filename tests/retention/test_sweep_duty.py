@@ -81,3 +81,13 @@ def test_a_paused_queue_is_held(store, sweep):
     assert sweep().run_once().rows == 0
     headgate.set_queue_retention("held", timedelta(days=1), paused=False)
     assert sweep().run_once().rows == 3
+
+
+def test_headgate_maintain_runs_the_sweep(store, run_manage):
+    headgate.set_archive_policy("billing", timedelta(days=30))
+    expired_jobs(store, 4, queue="billing")
+    expired_jobs(store, 3, queue="emails")
+    done = run_manage("headgate_maintain", "--once", "--duty", "retention_sweep")
+    assert done.returncode == 0, done.stderr
+    assert "retention_sweep: evicted rows=7" in done.stdout
+    assert not Job.objects.exists() and ArchivedJob.objects.count() == 4
