@@ -6,6 +6,7 @@ and from bench/.venv-peers (Procrastinate, django-tasks, the raw-SQL floor).
 
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -79,6 +80,12 @@ def bench_env(**extra):
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     env.update({key: str(value) for key, value in extra.items()})
     return env
+
+
+def children_cpu_seconds():
+    """User + system CPU seconds of every child process this process has waited for."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def run_to_end(cmd, env, timeout=DRAIN_TIMEOUT_S):

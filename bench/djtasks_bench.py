@@ -19,6 +19,7 @@ from bench.common import (
     LATENCY_SETTLE_TIMEOUT_S,
     READY_TIMEOUT_S,
     bench_env,
+    children_cpu_seconds,
     emit,
     latency_summary,
     log,
@@ -91,13 +92,16 @@ def measure_drain(count, env):
     with connection.cursor() as cursor:  # as Headgate's drain: statistics that know the backlog
         cursor.execute(f"ANALYZE {connection.ops.quote_name(task_rows().model._meta.db_table)}")
     connection.close()
+    cpu_before = children_cpu_seconds()
     wall = run_to_end(worker_cmd("--batch"), env, DRAIN_TIMEOUT_S)
+    cpu = children_cpu_seconds() - cpu_before
     window = task_rows().aggregate(first=Min("started_at"), last=Max("finished_at"),
                                    succeeded=Count("id", filter=Q(status="SUCCESSFUL")))
     seconds = (window["last"] - window["first"]).total_seconds()
     return {
         "jobs": count, "succeeded": window["succeeded"], "concurrency": 1,
         "db_seconds": seconds, "jobs_per_s": rate(window["succeeded"], seconds), "wall_seconds": wall,
+        "worker_cpu_ms_per_job": cpu * 1000 / count,
     }
 
 

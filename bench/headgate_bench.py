@@ -21,6 +21,7 @@ from bench.common import (
     LATENCY_SETTLE_TIMEOUT_S,
     READY_TIMEOUT_S,
     bench_env,
+    children_cpu_seconds,
     emit,
     latency_summary,
     log,
@@ -131,12 +132,15 @@ def measure_drain(count, concurrency, env):
     from django.db import connection
 
     connection.close()  # the worker subprocess must not share anything with us
+    cpu_before = children_cpu_seconds()
     wall = run_to_end(worker_cmd("--burst", "--concurrency", str(concurrency)), env, DRAIN_TIMEOUT_S)
+    cpu = children_cpu_seconds() - cpu_before
     window = drain_window()
     seconds = (window["last"] - window["first"]).total_seconds()
     return {
         "jobs": count, "succeeded": window["succeeded"], "concurrency": concurrency,
         "db_seconds": seconds, "jobs_per_s": rate(window["succeeded"], seconds), "wall_seconds": wall,
+        "worker_cpu_ms_per_job": cpu * 1000 / count,
     }
 
 

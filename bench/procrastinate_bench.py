@@ -21,6 +21,7 @@ from bench.common import (
     LATENCY_SETTLE_TIMEOUT_S,
     READY_TIMEOUT_S,
     bench_env,
+    children_cpu_seconds,
     emit,
     latency_summary,
     log,
@@ -76,7 +77,9 @@ def worker_cmd(*args):
 
 
 def measure_drain(count, concurrency, env):
+    cpu_before = children_cpu_seconds()
     wall = run_to_end(worker_cmd("--burst", "--concurrency", str(concurrency)), env, DRAIN_TIMEOUT_S)
+    cpu = children_cpu_seconds() - cpu_before
     (first, last), = sql("""
         SELECT min(at) FILTER (WHERE type = 'started'), max(at) FILTER (WHERE type = 'succeeded')
         FROM procrastinate_events""")
@@ -85,6 +88,7 @@ def measure_drain(count, concurrency, env):
     return {
         "jobs": count, "succeeded": succeeded, "concurrency": concurrency,
         "db_seconds": seconds, "jobs_per_s": rate(succeeded, seconds), "wall_seconds": wall,
+        "worker_cpu_ms_per_job": cpu * 1000 / count,
     }
 
 

@@ -42,6 +42,7 @@ METRICS = (
     ("drain", "drain jobs/s", "{:,.0f}", True),
     ("drain_cold", "drain jobs/s, no ANALYZE", "{:,.0f}", None),
     ("drain_wall", "drain wall s", "{:,.1f}", None),
+    ("drain_cpu", "worker CPU ms/job", "{:,.2f}", None),
     ("latency_p50", "latency p50 ms", "{:,.1f}", False),
     ("latency_p95", "latency p95 ms", "{:,.1f}", False),
 )
@@ -160,6 +161,7 @@ def flatten(raw):
     figures["bulk"] = raw["bulk_enqueue"]["jobs_per_s"] if raw.get("bulk_enqueue") else None
     figures["drain"] = raw["drain"]["jobs_per_s"]
     figures["drain_wall"] = raw["drain"]["wall_seconds"]
+    figures["drain_cpu"] = raw["drain"]["worker_cpu_ms_per_job"]
     figures["drain_cold"] = raw["drain_cold"]["jobs_per_s"] if raw.get("drain_cold") else None
     figures["latency_p50"] = raw["latency"]["median_ms"]
     figures["latency_p95"] = raw["latency"]["p95_ms"]
