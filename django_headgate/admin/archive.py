@@ -86,17 +86,6 @@ class ArchiveChangeList(ProbeChangeList):
     def get_queryset(self, request, exclude_parameters=None):
         return super().get_queryset(request, exclude_parameters).only(*LIST_COLUMNS)
 
-    def page_url(self, page_num):
-        return self.get_query_string({"p": page_num})
-
-    @property
-    def newer_page_url(self):
-        return self.page_url(self.page_num - 1) if self.page_num > 1 else None
-
-    @property
-    def older_page_url(self):
-        return self.page_url(self.page_num + 1) if self.paginator.has_more else None
-
 
 class ArchivedJobAdmin(admin.ModelAdmin):
     list_display = (
@@ -146,8 +135,8 @@ class ArchivedJobAdmin(admin.ModelAdmin):
         return super().lookup_allowed(lookup, value, request)
 
     def get_paginator(self, request, queryset, per_page, orphans=0, allow_empty_first_page=True):
-        return ProbePaginator(queryset, per_page, requested_page(request), orphans=orphans,
-                              allow_empty_first_page=allow_empty_first_page)
+        return ProbePaginator(queryset, per_page, requested_page(request), range_field="evicted_at_ms",
+                              orphans=orphans, allow_empty_first_page=allow_empty_first_page)
 
     def get_search_results(self, request, queryset, search_term):
         """Exact search on the job id (an index lookup); payloads are never searched."""

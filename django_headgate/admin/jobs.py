@@ -11,7 +11,6 @@ import json
 import uuid
 
 from django.contrib import admin, messages
-from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import PermissionDenied
 from django.db.models.constants import LOOKUP_SEP
 from django.http import HttpResponseNotAllowed, HttpResponseRedirect
@@ -22,7 +21,9 @@ from ..exceptions import HeadgateError
 from ..models import Job, JobState
 from .dashboard import dashboard_view
 from .display import WITHHELD, json_block, text_block
-from .summaries import job_summary, state_counts_by_queue
+from .paging import ProbeChangeList, ProbePaginator, requested_page
+from . import summaries
+from .summaries import job_state_counts, recent_tasks, retention_class_keys
 
 #: Columns the job changelist reads; payloads, errors and output stay in the database.
 LIST_COLUMNS = (
@@ -35,11 +36,17 @@ PAYLOAD_PERMISSION = "headgate.view_job_payload"
 OPERATE_PERMISSION = "headgate.change_job"
 
 
-class SummaryFilter(admin.SimpleListFilter):
-    """A filter on one column whose choices come from :func:`job_summary` (no extra query)."""
+class ChoicesFilter(admin.SimpleListFilter):
+    """An exact filter on one column whose choices come from a cheap read (no table scan); a
+    value given in the URL but not among the choices still filters."""
+
+    def values(self, request):
+        raise NotImplementedError
 
     def lookups(self, request, model_admin):
-        values = sorted({row[self.parameter_name] for row in job_summary(request)})
+        values = list(self.values(request))
+        if self.value() is not None and self.value() not in values:
+            values.append(self.value())
         return [(value, value) for value in values]
 
     def queryset(self, request, queryset):
@@ -48,23 +55,32 @@ class SummaryFilter(admin.SimpleListFilter):
         return queryset.filter(**{self.parameter_name: self.value()})
 
 
-class QueueFilter(SummaryFilter):
+class QueueFilter(ChoicesFilter):
     title = "queue"
     parameter_name = "queue"
 
+    def values(self, request):
+        return [row.queue for row in job_state_counts(request)]
 
-class TaskFilter(SummaryFilter):
-    title = "task"
+
+class TaskFilter(ChoicesFilter):
+    title = "task (recent jobs)"
     parameter_name = "task"
 
+    def values(self, request):
+        return recent_tasks()
 
-class RetentionClassFilter(SummaryFilter):
+
+class RetentionClassFilter(ChoicesFilter):
     title = "retention class"
     parameter_name = "retention_class"
 
+    def values(self, request):
+        return retention_class_keys()
 
-class JobChangeList(ChangeList):
-    """The job list reads only :data:`LIST_COLUMNS`."""
+
+class JobChangeList(ProbeChangeList):
+    """The job list reads only :data:`LIST_COLUMNS`, one page at a time, never counting."""
 
     def get_queryset(self, request, exclude_parameters=None):
         return super().get_queryset(request, exclude_parameters).only(*LIST_COLUMNS)
@@ -78,6 +94,10 @@ class JobAdmin(admin.ModelAdmin):
     list_filter = (QueueFilter, "state", TaskFilter, RetentionClassFilter)
     search_fields = ("id",)  # replaced by get_search_results: id, unique key or tag, exactly
     search_help_text = "A job id, a unique key or a tag (exact match)."
+    # Newest first through the primary key (ids are time-ordered UUIDv7): an index read, where
+    # ordering by created_at would sort the whole hot table on every page view.
+    ordering = ("-id",)
+    sortable_by = ("id",)
     show_full_result_count = False
     show_facets = admin.ShowFacets.NEVER
     list_per_page = 50
@@ -113,6 +133,10 @@ class JobAdmin(admin.ModelAdmin):
 
     def get_changelist(self, request, **kwargs):
         return JobChangeList
+
+    def get_paginator(self, request, queryset, per_page, orphans=0, allow_empty_first_page=True):
+        return ProbePaginator(queryset, per_page, requested_page(request), orphans=orphans,
+                              allow_empty_first_page=allow_empty_first_page)
 
     def lookup_allowed(self, lookup, value, request):
         """Refuse URL filters on payload columns (``?args__icontains=...``): Django allows
@@ -187,8 +211,8 @@ class JobAdmin(admin.ModelAdmin):
     def changelist_view(self, request, extra_context=None):
         extra_context = {
             "headgate_states": list(JobState.labels),
-            "headgate_state_values": list(JobState.values),
-            "headgate_queue_counts": state_counts_by_queue(job_summary(request)),
+            "headgate_queue_counts": job_state_counts(request),
+            "headgate_count_cap": f"{summaries.COUNT_CAP:,}",
             **(extra_context or {}),
         }
         return super().changelist_view(request, extra_context)

@@ -1,63 +1,131 @@
-"""The aggregate reads behind the job list header and the dashboard, through the ORM.
+"""The aggregate reads behind the job list, the archive list and the dashboard, through the ORM.
 
-Each function is one bounded query (or none); none of them reads a payload column.
+Both tables may hold many millions of rows, so nothing here scans one: counts are capped index
+range reads or the database's statistics, distinct values come from index probes, the finished
+jobs of the last hour are found through their expiry index. None of these reads a payload column.
 """
 
+from dataclasses import dataclass
 from datetime import timedelta, timezone
 
 from django.conf import settings
-from django.db.models import Count
+from django.db.models import Count, Min, Q
 from django.db.models.functions import TruncMinute
 from django.utils import timezone as dj_timezone
 
 from ..archive_months import PARTITIONS
 from ..maintenance.outcomes import last_outcomes
-from ..models import ArchivedJob, Job, JobState
+from ..models import ArchivedJob, Job, JobState, RetentionClass
 from ..store import get_store
 
 FINISHED_WINDOW_MINUTES = 60
+#: Counts per queue and state stop here: "10,000+" (an index range read of at most this many).
+COUNT_CAP = 10_000
+#: Queues listed per state (one index probe each).
+MAX_QUEUES = 50
+#: The task filter offers the tasks of this many newest jobs.
+TASK_SAMPLE = 5_000
 
 
-def job_summary(request):
-    """Job counts per (queue, state, task, retention class) over the whole hot table.
-
-    One ``GROUP BY`` per request (cached on the request): the state counts above the job list,
-    the choices of its queue, task and retention class filters, and the dashboard's table all
-    come from it.
-    """
-    summary = getattr(request, "_headgate_job_summary", None)
-    if summary is None:
-        summary = list(
-            Job.objects.order_by()
-            .values("queue", "state", "task", "retention_class")
-            .annotate(jobs=Count("*"))
-        )
-        request._headgate_job_summary = summary
-    return summary
+def queues_in_state(state, limit=MAX_QUEUES):
+    """The queues holding jobs in ``state``, sorted, at most ``limit``: one probe of the claim
+    index ``(state, queue, ...)`` per queue (``queue > previous ORDER BY queue LIMIT 1``)."""
+    queues = []
+    rows = Job.objects.filter(state=state).order_by("queue").values_list("queue", flat=True)
+    while len(queues) < limit:
+        queue = (rows.filter(queue__gt=queues[-1]) if queues else rows).first()
+        if queue is None:
+            break
+        queues.append(queue)
+    return queues
 
 
-def state_counts_by_queue(summary):
-    """``[(queue, [count per state in JobState order], total), ...]`` sorted by queue."""
-    states = list(JobState.values)
-    table = {}
-    for row in summary:
-        counts = table.setdefault(row["queue"], [0] * len(states))
-        counts[states.index(row["state"])] += row["jobs"]
-    return [(queue, counts, sum(counts)) for queue, counts in sorted(table.items())]
+def capped_count(state, queue, cap):
+    """Jobs of ``queue`` in ``state``, counted up to ``cap + 1`` (an index range read that stops
+    there): a result above ``cap`` means "more than cap"."""
+    return Job.objects.filter(state=state, queue=queue).order_by()[:cap + 1].count()
+
+
+@dataclass(frozen=True)
+class QueueCounts:
+    """One row of the jobs-per-queue-and-state table. ``cells``: ``(state, count, shown)`` in
+    JobState order, ``shown`` reading "10,000+" when the count reached the cap."""
+
+    queue: str
+    cells: list
+    total: str
+    oldest_ready_seconds: float | None = None
+
+
+def job_state_counts(request, cap=None):
+    """Jobs per queue and state, each count capped at ``cap`` ("10,000+"), never a scan of the
+    hot table: queues are found by index probes and each count reads at most ``cap + 1`` index
+    entries. Cached on the request; returns a list of :class:`QueueCounts` sorted by queue."""
+    table = getattr(request, "_headgate_state_counts", None)
+    if table is not None:
+        return table
+    cap = COUNT_CAP if cap is None else cap
+    counts = {}
+    for state in JobState.values:
+        for queue in queues_in_state(state):
+            counts.setdefault(queue, {})[state] = capped_count(state, queue, cap)
+    table = []
+    for queue in sorted(counts):
+        cells = [(state, n, _shown(n, cap)) for state, n in
+                 ((state, counts[queue].get(state, 0)) for state in JobState.values)]
+        total = sum(min(n, cap) for _, n, _ in cells)
+        capped = any(n > cap for _, n, _ in cells)
+        table.append(QueueCounts(queue, cells, f"{total:,}+" if capped else f"{total:,}"))
+    request._headgate_state_counts = table
+    return table
+
+
+def _shown(count, cap):
+    return f"{cap:,}+" if count > cap else f"{count:,}"
+
+
+def oldest_ready_seconds(store_now):
+    """``{queue: age in seconds of its oldest ready job}`` (available and due), read through the
+    claim index: bounded by the backlog, not by the table."""
+    rows = (Job.objects.order_by().filter(state=JobState.AVAILABLE, run_at__lte=store_now)
+            .values("queue").annotate(oldest=Min("run_at")))
+    return {row["queue"]: max(0.0, (store_now - row["oldest"]).total_seconds()) for row in rows}
+
+
+def recent_tasks(limit=TASK_SAMPLE):
+    """The task paths of the newest ``limit`` jobs (primary key order: ids are time-ordered
+    UUIDv7), sorted: the job list's task filter choices, without scanning the table."""
+    return sorted(set(Job.objects.order_by("-id").values_list("task", flat=True)[:limit]))
+
+
+def retention_class_keys():
+    """Every registered retention class key (a small table): the retention class filter choices."""
+    return list(RetentionClass.objects.order_by("key").values_list("key", flat=True))
 
 
 def finished_per_minute(store_now, minutes=FINISHED_WINDOW_MINUTES):
     """Jobs finished in each of the last ``minutes`` whole minutes of the store clock.
 
     Returns ``[(minute start, count), ...]`` oldest first, zeros included; the current,
-    unfinished minute is the last entry. Jobs already evicted by the retention sweep are not
-    counted (a retention class is hours or days long, so that is rare within an hour).
+    unfinished minute is the last entry. ``finished_at`` has no index, so the rows are found
+    through ``headgate_job_expires_idx``: a job of a class lasting ``d`` finished in the window
+    exactly when its ``expires_at`` (``finished_at + d``) lies in the window shifted by ``d``.
+    One index range per retention class, each reading about a window's worth of finished jobs.
+    Not counted: jobs of the ``forever`` class (no expiry to find them by) and jobs the retention
+    sweep already evicted (classes last hours or days, so that is rare within an hour).
     """
     current = _utc_naive(store_now).replace(second=0, microsecond=0)
     first = current - timedelta(minutes=minutes - 1)
+    # The end bounds the ranges of longer classes; a minute of slack covers rows written by a
+    # clock other than the store's (test fixtures), at the cost of reading one more minute.
+    window_start, window_end = _as_field_value(first), store_now + timedelta(minutes=1)
+    in_window = Q(pk__in=[])
+    for key, duration in RetentionClass.objects.filter(duration__isnull=False).values_list("key", "duration"):
+        in_window |= Q(retention_class=key, expires_at__gte=window_start + duration,
+                       expires_at__lte=window_end + duration)
     rows = (
         Job.objects.order_by()
-        .filter(finished_at__gte=_as_field_value(first))
+        .filter(in_window, finished_at__gte=window_start)
         .annotate(minute=TruncMinute("finished_at", tzinfo=timezone.utc))
         .values("minute")
         .annotate(jobs=Count("*"))
@@ -77,15 +145,6 @@ def _utc_naive(moment):
 def _as_field_value(naive_utc):
     """Naive UTC -> what a DateTimeField holds under the current ``USE_TZ``."""
     return naive_utc.replace(tzinfo=timezone.utc) if settings.USE_TZ else naive_utc
-
-def queue_rows_from_status(by_queue):
-    """``headgate_status``'s jobs data as ``[(queue, [count per state], total, oldest ready age)]``."""
-    rows = []
-    for queue, entry in sorted(by_queue.items()):
-        counts = [entry["states"].get(state, 0) for state in JobState.values]
-        rows.append((queue, counts, sum(counts), entry["oldest_ready_age_seconds"]))
-    return rows
-
 
 def last_duty_outcomes():
     """The last recorded pass of every maintenance duty (``headgate_duty_run``)."""

@@ -13,11 +13,14 @@ SECRET_ARG = "card-4111-1111-1111-1111"
 SECRET_KWARG = "hunter2-password"
 SECRET_RESULT = "private-result-value"
 DAY_MS = 86_400_000
+STANDARD_DURATION = timedelta(days=30)  # of the class standard_30d the jobs get
 
 
-def make_archived(count=1, *, queue="billing", month=None, state=JobState.SUCCEEDED, tag="audit"):
+def make_archived(count=1, *, queue="billing", month=None, state=JobState.SUCCEEDED, tag="audit",
+                  same_ms=False):
     """Insert ``count`` archived jobs evicted in ``month`` (an ArchivePartition; default: the
-    current month) whose payloads hold the SECRET_* strings; returns them, newest first."""
+    current month) whose payloads hold the SECRET_* strings; returns them, newest first.
+    ``same_ms``: all evicted in the same millisecond (as one sweep batch is)."""
     evicted = month.start_ms + DAY_MS if month else datetime_to_ms(timezone.now())
     now = timezone.now()
     rows = [
@@ -26,7 +29,7 @@ def make_archived(count=1, *, queue="billing", month=None, state=JobState.SUCCEE
             args=[SECRET_ARG, n], kwargs={"password": SECRET_KWARG}, errors=[], attempts=1,
             fingerprint="f" * 64, terminal_state=state, result={"value": SECRET_RESULT},
             tags=[tag], created_at=now - timedelta(hours=1), finished_at=now,
-            evicted_at_ms=evicted - n, archive_retention_ms=90 * DAY_MS,
+            evicted_at_ms=evicted if same_ms else evicted - n, archive_retention_ms=90 * DAY_MS,
         )
         for n in range(count)
     ]
@@ -41,11 +44,12 @@ def make_jobs(count=1, *, queue="default", state=JobState.AVAILABLE, tags=("blue
     rows = [
         Job(
             id=uuid7(), queue=queue, task="tests.testapp.tasks.noop", args=[SECRET_ARG, n],
-            kwargs={"password": SECRET_KWARG}, state=state, run_at=now, max_attempts=3,
+            kwargs={"password": SECRET_KWARG}, state=state, run_at=now - timedelta(seconds=5), max_attempts=3,
             attempts=1 if state != JobState.AVAILABLE else 0, fingerprint="e" * 64,
             result={"value": SECRET_RESULT} if state == JobState.SUCCEEDED else None,
             tags=list(tags), retention_class="standard_30d", created_at=now,
             finished_at=now if terminal else None,
+            expires_at=now + STANDARD_DURATION if terminal else None,
             unique_key=f"{unique_key}-{n}" if unique_key else None,
             errors=[{"attempt": 1, "type": "ValueError", "message": "boom"}] if state == JobState.DEAD else [],
             progress={"done": 3, "total": 10}, output="line one\nline two",
@@ -59,3 +63,8 @@ def make_jobs(count=1, *, queue="default", state=JobState.AVAILABLE, tags=("blue
 def month_with_rows():
     """A closed month inside the archive's horizon (the filters list it)."""
     return MONTHS[14]  # 2026-03
+
+
+def finish_at(job, moment):
+    """Move a terminal job's finish (and so its expiry) to ``moment``."""
+    Job.objects.filter(pk=job.pk).update(finished_at=moment, expires_at=moment + STANDARD_DURATION)

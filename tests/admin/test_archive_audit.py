@@ -88,3 +88,20 @@ def test_pages_without_counting(auditor, settings):
     assert len(third.context["cl"].result_list) == 20
     assert third.context["cl"].older_page_url is None
     assert auditor.get(url, {"p": 4}).status_code == 302  # past the end: the admin's ?e=1
+
+
+@pytest.mark.parametrize("order", [None, "6", "-6"])
+def test_pages_are_disjoint_and_complete_with_ties(auditor, order):
+    """One sweep batch shares its eviction millisecond: pages split it without loss or repeat."""
+    rows = make_archived(70, same_ms=True) + make_archived(40, queue="emails")
+    url = reverse(CHANGELIST)
+    params = {"o": order} if order else {}
+    seen = []
+    for page in (1, 2, 3):
+        response = auditor.get(url, {**params, "p": page})
+        seen.extend(archived.pk for archived in response.context["cl"].result_list)
+    assert len(seen) == len(set(seen)) == len(rows)
+    evicted = list(ArchivedJob.objects.filter(pk__in=seen).values_list("pk", "evicted_at_ms"))
+    order_of = dict(evicted)
+    keys = [order_of[pk] for pk in seen]
+    assert keys == sorted(keys, reverse=order != "6")

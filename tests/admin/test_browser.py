@@ -22,11 +22,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from django_headgate.maintenance.runner import MaintenanceRunner
-from django_headgate.models import ArchivedJob, ArchivePolicy, Job, JobState
+from django_headgate.models import ArchivedJob, ArchivePolicy, JobState
 from tests.factories import WorkerHeartbeatFactory
 
 from .conftest import PASSWORD, POLICY_PERMISSIONS, VIEW_PERMISSIONS, make_user
-from .rows import SECRET_ARG, SECRET_KWARG, SECRET_RESULT, make_archived, make_jobs
+from .rows import SECRET_ARG, SECRET_KWARG, SECRET_RESULT, finish_at, make_archived, make_jobs
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -144,7 +144,7 @@ def seed_rows():
     finished = make_jobs(40, queue="emails", state=JobState.SUCCEEDED, tags=("newsletter",))
     now = timezone.now()
     for index, job in enumerate(finished):
-        Job.objects.filter(pk=job.pk).update(finished_at=now - timedelta(minutes=(index * 7) % 58))
+        finish_at(job, now - timedelta(minutes=(index * 7) % 58))
     WorkerHeartbeatFactory(worker_id="worker-a", hostname="app-1", pid=4242, queues=["billing"])
     WorkerHeartbeatFactory(worker_id="worker-b", hostname="app-2", pid=4243, queues=[])
     MaintenanceRunner().run_once()

@@ -12,7 +12,7 @@ from django_headgate.models import Job, JobState
 
 from tests.factories import WorkerHeartbeatFactory
 
-from .rows import SECRET_ARG, make_archived, make_jobs, month_with_rows
+from .rows import SECRET_ARG, finish_at, make_archived, make_jobs, month_with_rows
 
 pytestmark = pytest.mark.django_db
 
@@ -22,7 +22,9 @@ URL = "admin:headgate_dashboard"
 def test_dashboard_shows_every_panel(auditor):
     make_jobs(2, queue="billing")
     finished = make_jobs(3, queue="emails", state=JobState.SUCCEEDED)
-    Job.objects.filter(pk=finished[0].pk).update(finished_at=timezone.now() - timedelta(minutes=5))
+    finish_at(finished[0], timezone.now() - timedelta(minutes=5))
+    forever = make_jobs(1, queue="emails", state=JobState.SUCCEEDED)[0]
+    Job.objects.filter(pk=forever.pk).update(retention_class="forever", expires_at=None)
     WorkerHeartbeatFactory(worker_id="worker-live", queues=["billing"])
     WorkerHeartbeatFactory(worker_id="worker-gone", last_heartbeat_at=timezone.now() - timedelta(hours=1))
     make_archived(2, month=month_with_rows())
@@ -33,9 +35,10 @@ def test_dashboard_shows_every_panel(auditor):
     body = response.content.decode()
     context = response.context
 
-    rows = {queue: (counts, total) for queue, counts, total, _ in context["queue_rows"]}
-    assert rows["billing"][1] == 2 and rows["emails"][1] == 3
-    assert context["chart"]["total"] == 3
+    rows = {row.queue: row for row in context["queue_counts"]}
+    assert rows["billing"].total == "2" and rows["emails"].total == "4"
+    assert rows["billing"].oldest_ready_seconds is not None and rows["emails"].oldest_ready_seconds is None
+    assert context["chart"]["total"] == 3  # the forever-class job has no expiry to be found by
     assert sum(1 for bar in context["chart"]["bars"] if bar["count"]) == 2
     assert len(context["chart"]["bars"]) == 60
     assert "<svg" in body and "<rect" in body

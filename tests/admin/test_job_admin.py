@@ -43,17 +43,41 @@ def test_search_by_id_unique_key_and_tag(auditor):
     assert results(auditor, q=SECRET_ARG[:9]) == set()  # payloads are never searched
 
 
+def counts_of(response):
+    return {row.queue: ({state: n for state, n, _ in row.cells}, row.total)
+            for row in response.context["headgate_queue_counts"]}
+
+
 def test_state_counts_per_queue_above_the_list(auditor):
     make_jobs(2, queue="billing")
     make_jobs(3, queue="billing", state=JobState.DEAD)
     make_jobs(1, queue="emails", state=JobState.SUCCEEDED)
     response = auditor.get(reverse(CHANGELIST))
-    counts = {queue: (counts, total) for queue, counts, total in response.context["headgate_queue_counts"]}
-    states = list(JobState.values)
-    assert counts["billing"][1] == 5
-    assert counts["billing"][0][states.index("dead")] == 3
-    assert counts["emails"][0][states.index("succeeded")] == 1
+    counts = counts_of(response)
+    assert counts["billing"] == ({"available": 2, "running": 0, "succeeded": 0, "dead": 3, "cancelled": 0}, "5")
+    assert counts["emails"][0]["succeeded"] == 1
     assert "Jobs per queue and state" in response.content.decode()
+
+
+def test_state_counts_stop_at_the_cap(auditor, monkeypatch):
+    from django_headgate.admin import summaries
+
+    monkeypatch.setattr(summaries, "COUNT_CAP", 3)
+    make_jobs(5, queue="billing")
+    response = auditor.get(reverse(CHANGELIST))
+    row = response.context["headgate_queue_counts"][0]
+    assert row.cells[0][2] == "3+" and row.total == "3+"
+
+
+def test_list_is_newest_first_and_pages_without_counting(auditor):
+    jobs = make_jobs(60)
+    first = auditor.get(reverse(CHANGELIST))
+    shown = [job.pk for job in first.context["cl"].result_list]
+    assert shown == sorted((job.pk for job in jobs), reverse=True)[:50]
+    assert first.context["cl"].older_page_url
+    second = auditor.get(reverse(CHANGELIST), {"p": 2})
+    assert len(second.context["cl"].result_list) == 10
+    assert "Select all" not in first.content.decode()
 
 
 def test_detail_shows_errors_progress_and_output(auditor):
