@@ -252,7 +252,10 @@ class Worker:
     def _held_leases(self):  # called on the keeper thread
         return [(job.id, job.fence) for job in list(self._running.values())]
 
-    def _lease_lost(self, job_id, fence):
+    def _lease_lost(self, job_id, fence):  # called on the keeper thread
+        job = self._running.get(job_id)
+        if job is None or job.fence != fence:
+            return  # acknowledged since the keeper took its snapshot: not lost
         logger.warning("Lease lost while the job runs; its result will be rejected.", extra={
             **self._log, "action": "lease_lost", "job_id": str(job_id), "fence": fence,
         })
