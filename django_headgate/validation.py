@@ -83,10 +83,15 @@ def resolve_task(task):
     return func
 
 
+# One encoder for every call: json.dumps() with options builds a new encoder each time, which
+# was a tenth of enqueue_many's Python time.
+_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
 def dump_json(value, what):
     """Serialise ``value`` to canonical JSON text, or raise InvalidArguments naming ``what``."""
     try:
-        return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+        return _CANONICAL_JSON.encode(value)
     except (TypeError, ValueError) as exc:
         raise InvalidArguments(f"{what} must be JSON-serialisable: {exc}") from None
 

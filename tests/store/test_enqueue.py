@@ -71,3 +71,28 @@ def test_committed_enqueue_runs():
     Worker(concurrency=1, burst=True).run()
     row = Job.objects.get(pk=job.id)
     assert (row.state, row.result) == ("succeeded", 5)
+
+
+def test_enqueue_many_duplicate_id_writes_nothing(store):
+    existing = headgate.enqueue("tests.testapp.tasks.noop")
+    specs = [headgate.JobSpec("tests.testapp.tasks.add", args=(n, n)) for n in range(50)]
+    specs.append(headgate.JobSpec("tests.testapp.tasks.noop", job_id=existing.id))
+    with pytest.raises(JobIdConflict):
+        with transaction.atomic():
+            headgate.enqueue_many(specs)
+    assert Job.objects.count() == 1
+
+
+def test_enqueue_many_keeps_every_field(store):
+    when = timezone.now() + timedelta(days=1)
+    ids = headgate.enqueue_many([
+        headgate.JobSpec("tests.testapp.tasks.add", args=("it's", 'a "quote"\\'), kwargs={"ü": [1, None]},
+                         queue="q.1", priority=-7, tags=("a", "b{c}"), max_attempts=9, run_at=when),
+        headgate.JobSpec("tests.testapp.tasks.noop", delay=timedelta(minutes=5), retain_forever=True),
+    ])
+    first, second = (Job.objects.get(pk=i) for i in ids)
+    assert (first.args, first.kwargs, first.queue, first.priority, first.tags, first.max_attempts) == (
+        ["it's", 'a "quote"\\'], {"ü": [1, None]}, "q.1", -7, ["a", "b{c}"], 9)
+    assert abs((first.run_at - when).total_seconds()) < 0.01
+    assert timedelta(minutes=4, seconds=59) < second.run_at - second.created_at <= timedelta(minutes=5, seconds=1)
+    assert (second.retention_class, first.state, first.fence, first.errors) == ("forever", "available", 0, [])
