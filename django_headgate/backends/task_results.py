@@ -7,7 +7,6 @@ job row to a :class:`~django.tasks.TaskResult`: status, errors, worker ids, retu
 """
 
 import builtins
-import re
 
 from django.tasks.base import Task, TaskError, TaskResult, TaskResultStatus
 from django.tasks.exceptions import TaskResultDoesNotExist
@@ -28,11 +27,6 @@ STATUS_BY_STATE = {
     JobState.DEAD: TaskResultStatus.FAILED,
     JobState.CANCELLED: TaskResultStatus.FAILED,
 }
-
-# Exception classes of errors entries written without ``type_path`` (the rescue duty's).
-KNOWN_ERROR_PATHS = {"LeaseExpired": "django_headgate.exceptions.LeaseExpired"}
-# The rescue duty's message names the worker whose lease expired.
-RESCUE_MESSAGE_RE = re.compile(r"lease of (?P<worker_id>.+) expired")
 
 
 # -- the payload of a Django Tasks job ---------------------------------------------------------
@@ -87,7 +81,7 @@ def task_for_job(job, backend):
 def task_error(entry):
     """One ``errors`` entry as a TaskError (exception class path + traceback)."""
     type_name = str(entry.get("type") or "Exception")
-    path = entry.get("type_path") or KNOWN_ERROR_PATHS.get(type_name)
+    path = entry.get("type_path")
     if not path:
         path = f"builtins.{type_name}" if isinstance(getattr(builtins, type_name, None), type) else type_name
     traceback = entry.get("traceback") or f"{type_name}: {entry.get('message', '')}\n"
@@ -95,11 +89,7 @@ def task_error(entry):
 
 
 def _entry_worker_id(entry):
-    worker_id = entry.get("worker_id")
-    if not worker_id and entry.get("type") == "LeaseExpired":
-        match = RESCUE_MESSAGE_RE.fullmatch(str(entry.get("message", "")))
-        worker_id = match and match["worker_id"] != "?" and match["worker_id"]
-    return worker_id or None
+    return entry.get("worker_id") or None
 
 
 def worker_ids(job):

@@ -114,7 +114,8 @@ LIMIT %s
 FOR UPDATE SKIP LOCKED
 """
 RESCUE_ERROR = (
-    "JSON_OBJECT('attempt', attempts, 'type', 'LeaseExpired', 'message', "
+    "JSON_OBJECT('attempt', attempts, 'type', 'LeaseExpired', "
+    "'type_path', 'django_headgate.exceptions.LeaseExpired', 'worker_id', lease_owner, 'message', "
     "CONCAT('lease of ', COALESCE(lease_owner, '?'), ' expired'), 'traceback', '')"
 )
 SQL_RESCUE_UPDATE = f"""

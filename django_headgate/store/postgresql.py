@@ -146,6 +146,7 @@ SET state = CASE WHEN j.attempts >= j.max_attempts THEN 'dead' ELSE 'available' 
     expires_at = CASE WHEN j.attempts >= j.max_attempts THEN {EXPIRES_NOW.format(job="j")} END,
     errors = j.errors || jsonb_build_array(jsonb_build_object(
         'attempt', j.attempts, 'at', now(), 'type', 'LeaseExpired',
+        'type_path', 'django_headgate.exceptions.LeaseExpired', 'worker_id', j.lease_owner,
         'message', 'lease of ' || coalesce(j.lease_owner, '?') || ' expired', 'traceback', '')),
     lease_owner = NULL, lease_expires_at = NULL
 FROM expired

@@ -105,7 +105,8 @@ SQL_APPEND_OUTPUT = (
     "WHERE id = %s AND fence = %s AND state = 'running'"
 )
 RESCUE_ERROR = (
-    "json_object('attempt', attempts, 'type', 'LeaseExpired', 'message', "
+    "json_object('attempt', attempts, 'type', 'LeaseExpired', "
+    "'type_path', 'django_headgate.exceptions.LeaseExpired', 'worker_id', lease_owner, 'message', "
     "'lease of ' || coalesce(lease_owner, '?') || ' expired', 'traceback', '')"
 )
 SQL_RESCUE = f"""

@@ -166,3 +166,12 @@ def test_store_clock_is_utc_and_aware(store):
     now = store.now()
     assert now.tzinfo is not None
     assert abs((now - timezone.now()).total_seconds()) < 5
+
+
+def test_rescue_entry_names_the_worker_and_the_error_class(store):
+    job = JobFactory(running_expired=True)
+    store.rescue_expired(10)
+    (entry,) = Job.objects.get(pk=job.id).errors
+    assert entry["worker_id"] == "gone-worker"
+    assert entry["type_path"] == "django_headgate.exceptions.LeaseExpired"
+    assert entry["attempt"] == 1 and entry["at"]
