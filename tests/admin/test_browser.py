@@ -3,8 +3,9 @@
 A policy editor logs in, is refused a bad archive policy with the API's message, saves a good
 one, and finds the archive audit view withholding payloads (no reveal control for them); then
 an auditor holding ``view_archive_payload`` reveals one record, and the reveal is in the admin
-log. Screenshots of each step go to ``docs/images/admin-*.png`` (used by docs/admin.md; set
-``HG_SCREENSHOT_DIR`` to write them elsewhere).
+log. Screenshots of each step go to the temp directory; with ``HG_UPDATE_SCREENSHOTS=1`` they
+replace ``docs/images/admin-*.png`` (used by docs/admin.md), so a plain test run leaves the
+tree clean.
 
 Needs Debian's ``chromium`` and ``chromium-driver`` (``.ci/run`` installs them). Without
 ``/usr/bin/chromedriver`` the test is skipped, except in CI (``CI=true``), where it fails.
@@ -31,7 +32,8 @@ from .rows import SECRET_ARG, SECRET_KWARG, SECRET_RESULT, finish_at, make_archi
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOT_DIR = Path(os.environ.get("HG_SCREENSHOT_DIR") or ROOT / "docs" / "images")
+SCREENSHOT_DIR = (ROOT / "docs" / "images" if os.environ.get("HG_UPDATE_SCREENSHOTS") == "1"
+                  else Path(tempfile.gettempdir()) / "headgate-admin-screenshots")
 CHROMIUM_FLAGS = (
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
