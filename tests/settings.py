@@ -28,6 +28,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # In the temp directory: SQLite leaves -wal/-shm files beside a dropped test database.
     DATABASES["default"]["TEST"] = {
         "NAME": str(Path(tempfile.gettempdir()) / f"test-headgate-{TEST_DB_SUFFIX}.sqlite3")}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and os.environ.get("HG_PG_SERVER_SIDE_BINDING"):
+    # The prepared-statement options docs/settings.md recommends: the store must work with both.
+    DATABASES["default"]["OPTIONS"] = {"server_side_binding": True, "prepare_threshold": 5}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.mysql":
     DATABASES["default"].setdefault("OPTIONS", {})["charset"] = "utf8mb4"
 

@@ -33,7 +33,7 @@ def test_registered_when_a_maintainer_starts(settings):
         "audit_1y": timedelta(days=365), "short_1h": timedelta(hours=1)}
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)  # the worker's keeper thread has its own connection
 def test_registered_when_a_worker_starts(settings):
     settings.HEADGATE = {**settings.HEADGATE, "RETENTION_CLASSES": CLASSES}
     Worker(burst=True, queues=["nothing-here"]).run()
