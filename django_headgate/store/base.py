@@ -17,10 +17,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db import connections, transaction
+from django.db import IntegrityError, connections, transaction
 from django.db.models import UUIDField
 
-from ..exceptions import StaleLease, UnsupportedOnVendor
+from ..exceptions import JobIdConflict, StaleLease, UnsupportedOnVendor
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +73,11 @@ class SweepBatch:
     archived: int
 
 
+def placeholders(count):
+    """``%s, %s, ...`` for an IN list of ``count`` values (built from a count, never from input)."""
+    return ", ".join(["%s"] * count)
+
+
 def lock_key(name):
     """A stable signed 64-bit key for an advisory lock name (PostgreSQL takes a bigint)."""
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
@@ -111,6 +116,10 @@ class BaseStore:
     def db_datetime(self, value):
         return self.connection.ops.adapt_datetimefield_value(value)
 
+    def duration_param(self, seconds):
+        """A duration as the vendor's SQL adds it to the store clock (seconds by default)."""
+        return seconds
+
     def from_db_uuid(self, value):
         return self._uuid_field.to_python(value)
 
@@ -147,8 +156,21 @@ class BaseStore:
         raise NotImplementedError("subclasses of BaseStore must provide insert_job()")
 
     def insert_jobs(self, jobs):
-        """Insert many jobs without unique keys in the caller's transaction, in bounded statements."""
-        raise NotImplementedError("subclasses of BaseStore must provide insert_jobs()")
+        """Insert many jobs without unique keys in the caller's transaction, in bounded statements.
+
+        Default: multi-row ``INSERT ... VALUES`` of ``INSERT_BATCH_ROWS`` rows built from the
+        vendor's ``SQL_INSERT_JOBS_HEAD`` / ``SQL_INSERT_JOB_ROW`` and ``job_params()``."""
+        with self.atomic(), self.cursor() as cursor:
+            for start in range(0, len(jobs), self.INSERT_BATCH_ROWS):
+                chunk = jobs[start:start + self.INSERT_BATCH_ROWS]
+                params = []
+                for job in chunk:
+                    params += self.job_params(job)
+                sql = self.SQL_INSERT_JOBS_HEAD + ", ".join([self.SQL_INSERT_JOB_ROW] * len(chunk))
+                try:
+                    cursor.execute(sql, params)
+                except IntegrityError as exc:
+                    raise JobIdConflict("A job id in the batch already exists.") from exc
 
     # -- operator actions (not fenced: they act on the current row) ---------------------------
 
@@ -180,13 +202,30 @@ class BaseStore:
         raise NotImplementedError("subclasses of BaseStore must provide claim_jobs()")
 
     def renew_leases(self, worker_id, leases, lease_seconds):
-        """Extend the leases ``[(job_id, fence), ...]`` still held; return the set of renewed ids."""
-        raise NotImplementedError("subclasses of BaseStore must provide renew_leases()")
+        """Extend the leases ``[(job_id, fence), ...]`` still held; return the set of renewed ids.
+
+        Default: one fenced ``SQL_RENEW`` per lease, in one transaction."""
+        renewed = set()
+        with self.atomic(), self.cursor() as cursor:
+            for job_id, fence in leases:
+                cursor.execute(self.SQL_RENEW, [self.duration_param(lease_seconds), self.db_uuid(job_id),
+                                                fence, worker_id])
+                if cursor.rowcount:
+                    renewed.add(job_id)
+        return renewed
 
     def complete_jobs(self, completions):
         """Mark each Completion succeeded (fenced). Returns the set of accepted job ids; the
-        others were stale and changed nothing."""
-        raise NotImplementedError("subclasses of BaseStore must provide complete_jobs()")
+        others were stale and changed nothing.
+
+        Default: one fenced ``SQL_COMPLETE`` per job, in one transaction."""
+        accepted = set()
+        with self.atomic(), self.cursor() as cursor:
+            for done in completions:
+                cursor.execute(self.SQL_COMPLETE, [done.result_json, self.db_uuid(done.job_id), done.fence])
+                if cursor.rowcount:
+                    accepted.add(done.job_id)
+        return accepted
 
     def fail_job(self, job_id, fence, error_json, retry_delay_seconds, give_up=False):
         """Record a failed attempt (fenced): back to available after ``retry_delay_seconds``, or

@@ -12,7 +12,7 @@ from datetime import timezone
 from django.db import IntegrityError, OperationalError
 
 from ..exceptions import ArchivePruneRefused, JobIdConflict
-from .base import BaseStore, ClaimedJob, SweepBatch
+from .base import BaseStore, ClaimedJob, SweepBatch, placeholders
 
 # MySQL's duplicate-key error number.
 ER_DUP_ENTRY = 1062
@@ -227,10 +227,6 @@ INSERT_BATCH_ROWS = 1000
 MICROSECONDS = 1_000_000
 
 
-def placeholders(count):
-    return ", ".join(["%s"] * count)
-
-
 class MySQLStore(BaseStore):
     vendor = "mysql"
     supports_skip_locked = True
@@ -242,22 +238,30 @@ class MySQLStore(BaseStore):
     SQL_APPEND_OUTPUT = SQL_APPEND_OUTPUT
     SQL_RENEW_HEARTBEAT = SQL_RENEW_HEARTBEAT
     SQL_DELETE_HEARTBEAT = SQL_DELETE_HEARTBEAT
+    SQL_INSERT_JOBS_HEAD = SQL_INSERT_JOBS_HEAD
+    SQL_INSERT_JOB_ROW = SQL_INSERT_JOB_ROW
+    SQL_RENEW = SQL_RENEW
+    SQL_COMPLETE = SQL_COMPLETE
+    INSERT_BATCH_ROWS = INSERT_BATCH_ROWS
+
+    def duration_param(self, seconds):
+        return round(seconds * MICROSECONDS)  # added as INTERVAL n MICROSECOND
 
     def from_db_datetime(self, value):
         return value.replace(tzinfo=timezone.utc) if value is not None else None
 
-    def _job_params(self, job):
+    def job_params(self, job):
         run_at = self.db_datetime(job.run_at) if job.run_at is not None else None
         return [
             self.db_uuid(job.id), job.queue, job.task, job.args_json, job.kwargs_json,
-            job.priority, run_at, round(job.delay_seconds * MICROSECONDS), job.max_attempts,
+            job.priority, run_at, self.duration_param(job.delay_seconds), job.max_attempts,
             job.unique_key, job.fingerprint, job.tags_json, job.retention_class,
         ]
 
     def insert_job(self, job):
         try:
             with self.atomic(), self.cursor() as cursor:
-                cursor.execute(SQL_INSERT_JOB, self._job_params(job))
+                cursor.execute(SQL_INSERT_JOB, self.job_params(job))
                 cursor.execute(SQL_INSERTED_TIMES, [self.db_uuid(job.id)])
                 created_at, run_at = cursor.fetchone()
         except IntegrityError as exc:
@@ -265,19 +269,6 @@ class MySQLStore(BaseStore):
                 return None  # the key is held by a committed hot row
             raise JobIdConflict(f"A job with id {job.id} already exists.", job_id=job.id) from exc
         return self.from_db_datetime(created_at), self.from_db_datetime(run_at)
-
-    def insert_jobs(self, jobs):
-        with self.atomic(), self.cursor() as cursor:
-            for start in range(0, len(jobs), INSERT_BATCH_ROWS):
-                chunk = jobs[start:start + INSERT_BATCH_ROWS]
-                params = []
-                for job in chunk:
-                    params += self._job_params(job)
-                sql = SQL_INSERT_JOBS_HEAD + ", ".join([SQL_INSERT_JOB_ROW] * len(chunk))
-                try:
-                    cursor.execute(sql, params)
-                except IntegrityError as exc:
-                    raise JobIdConflict("A job id in the batch already exists.") from exc
 
     def cancel_job(self, job_id):
         return self._update_state(SQL_CANCEL, job_id)
@@ -307,35 +298,17 @@ class MySQLStore(BaseStore):
                 return []
             cursor.execute(
                 SQL_CLAIM_UPDATE.format(ids=placeholders(len(rows))),
-                [worker_id, round(lease_seconds * MICROSECONDS), *(row[0] for row in rows)],
+                [worker_id, self.duration_param(lease_seconds), *(row[0] for row in rows)],
             )
         return [
             ClaimedJob(self.from_db_uuid(id_), queue, task, args, kwargs, attempts + 1, max_attempts, fence + 1)
             for id_, queue, task, args, kwargs, attempts, max_attempts, fence in rows
         ]
 
-    def renew_leases(self, worker_id, leases, lease_seconds):
-        renewed = set()
-        with self.atomic(), self.cursor() as cursor:
-            for job_id, fence in leases:
-                cursor.execute(SQL_RENEW, [round(lease_seconds * MICROSECONDS), self.db_uuid(job_id), fence, worker_id])
-                if cursor.rowcount:
-                    renewed.add(job_id)
-        return renewed
-
-    def complete_jobs(self, completions):
-        accepted = set()
-        with self.atomic(), self.cursor() as cursor:
-            for done in completions:
-                cursor.execute(SQL_COMPLETE, [done.result_json, self.db_uuid(done.job_id), done.fence])
-                if cursor.rowcount:
-                    accepted.add(done.job_id)
-        return accepted
-
     def fail_job(self, job_id, fence, error_json, retry_delay_seconds, give_up=False):
         with self.atomic(), self.cursor() as cursor:
             cursor.execute(SQL_FAIL, [
-                error_json, give_up, round(retry_delay_seconds * MICROSECONDS), give_up, give_up,
+                error_json, give_up, self.duration_param(retry_delay_seconds), give_up, give_up,
                 give_up, self.db_uuid(job_id), fence,
             ])
             self.fenced(cursor, job_id, fence)
@@ -376,7 +349,7 @@ class MySQLStore(BaseStore):
         else:
             budget, hints = "", MYSQL_BUDGET_HINTS
             budget_params = [max(1, round(timeout_seconds * 1000)), lock_seconds]
-        params = [*budget_params, round(retention_seconds * MICROSECONDS)]
+        params = [*budget_params, self.duration_param(retention_seconds)]
         if exclude is None:
             exclude_own = ""
         else:

@@ -15,7 +15,7 @@ from django.db import IntegrityError, OperationalError
 from django.utils.dateparse import parse_datetime
 
 from ..exceptions import ArchivePruneRefused, JobIdConflict
-from .base import BaseStore, ClaimedJob, SweepBatch
+from .base import BaseStore, ClaimedJob, SweepBatch, placeholders
 
 # '%%' because every statement runs with a parameter list: Django's SQLite cursor then turns '%%'
 # into '%', and its DEBUG query log formats ``sql % params`` (a bare '%Y' would raise there).
@@ -215,10 +215,6 @@ def seconds_modifier(seconds):
     return f"{float(seconds):+.6f} seconds"
 
 
-def placeholders(count):
-    return ", ".join(["%s"] * count)
-
-
 class SQLiteStore(BaseStore):
     vendor = "sqlite"
 
@@ -228,6 +224,14 @@ class SQLiteStore(BaseStore):
     SQL_APPEND_OUTPUT = SQL_APPEND_OUTPUT
     SQL_RENEW_HEARTBEAT = SQL_RENEW_HEARTBEAT
     SQL_DELETE_HEARTBEAT = SQL_DELETE_HEARTBEAT
+    SQL_INSERT_JOBS_HEAD = SQL_INSERT_JOBS_HEAD
+    SQL_INSERT_JOB_ROW = SQL_INSERT_JOB_ROW
+    SQL_RENEW = SQL_RENEW
+    SQL_COMPLETE = SQL_COMPLETE
+    INSERT_BATCH_ROWS = INSERT_BATCH_ROWS
+
+    def duration_param(self, seconds):
+        return seconds_modifier(seconds)  # a strftime modifier such as '+30.000000 seconds'
 
     def from_db_datetime(self, value):
         # Declared datetime columns arrive parsed (Django registers a converter); expressions
@@ -238,37 +242,24 @@ class SQLiteStore(BaseStore):
             value = parse_datetime(value)
         return value.replace(tzinfo=timezone.utc)
 
-    def _job_params(self, job):
+    def job_params(self, job):
         run_at = self.db_datetime(job.run_at) if job.run_at is not None else None
         return [
             self.db_uuid(job.id), job.queue, job.task, job.args_json, job.kwargs_json,
-            job.priority, run_at, seconds_modifier(job.delay_seconds), job.max_attempts,
+            job.priority, run_at, self.duration_param(job.delay_seconds), job.max_attempts,
             job.unique_key, job.fingerprint, job.tags_json, job.retention_class,
         ]
 
     def insert_job(self, job):
         try:
             with self.cursor() as cursor:
-                cursor.execute(SQL_INSERT_JOB, self._job_params(job))
+                cursor.execute(SQL_INSERT_JOB, self.job_params(job))
                 row = cursor.fetchone()
         except IntegrityError as exc:
             raise JobIdConflict(f"A job with id {job.id} already exists.", job_id=job.id) from exc
         if row is None:
             return None
         return self.from_db_datetime(row[0]), self.from_db_datetime(row[1])
-
-    def insert_jobs(self, jobs):
-        with self.atomic(), self.cursor() as cursor:
-            for start in range(0, len(jobs), INSERT_BATCH_ROWS):
-                chunk = jobs[start:start + INSERT_BATCH_ROWS]
-                params = []
-                for job in chunk:
-                    params += self._job_params(job)
-                sql = SQL_INSERT_JOBS_HEAD + ", ".join([SQL_INSERT_JOB_ROW] * len(chunk))
-                try:
-                    cursor.execute(sql, params)
-                except IntegrityError as exc:
-                    raise JobIdConflict("A job id in the batch already exists.") from exc
 
     def cancel_job(self, job_id):
         return self._fetch_state(SQL_CANCEL, [self.db_uuid(job_id)])
@@ -285,37 +276,19 @@ class SQLiteStore(BaseStore):
     def claim_jobs(self, worker_id, queues, limit, lease_seconds):
         if queues:
             sql = SQL_CLAIM.format(queue_filter=f"AND queue IN ({placeholders(len(queues))})")
-            params = [worker_id, seconds_modifier(lease_seconds), *queues, limit]
+            params = [worker_id, self.duration_param(lease_seconds), *queues, limit]
         else:
             sql = SQL_CLAIM.format(queue_filter="")
-            params = [worker_id, seconds_modifier(lease_seconds), limit]
+            params = [worker_id, self.duration_param(lease_seconds), limit]
         with self.cursor() as cursor:
             cursor.execute(sql, params)
             rows = cursor.fetchall()
         return [ClaimedJob(self.from_db_uuid(row[0]), *row[1:]) for row in rows]
 
-    def renew_leases(self, worker_id, leases, lease_seconds):
-        renewed = set()
-        with self.atomic(), self.cursor() as cursor:
-            for job_id, fence in leases:
-                cursor.execute(SQL_RENEW, [seconds_modifier(lease_seconds), self.db_uuid(job_id), fence, worker_id])
-                if cursor.rowcount:
-                    renewed.add(job_id)
-        return renewed
-
-    def complete_jobs(self, completions):
-        accepted = set()
-        with self.atomic(), self.cursor() as cursor:
-            for done in completions:
-                cursor.execute(SQL_COMPLETE, [done.result_json, self.db_uuid(done.job_id), done.fence])
-                if cursor.rowcount:
-                    accepted.add(done.job_id)
-        return accepted
-
     def fail_job(self, job_id, fence, error_json, retry_delay_seconds, give_up=False):
         with self.cursor() as cursor:
             cursor.execute(SQL_FAIL, [
-                give_up, give_up, seconds_modifier(retry_delay_seconds), give_up, give_up,
+                give_up, give_up, self.duration_param(retry_delay_seconds), give_up, give_up,
                 error_json, self.db_uuid(job_id), fence,
             ])
             row = cursor.fetchone()
@@ -348,7 +321,7 @@ class SQLiteStore(BaseStore):
     def prune_heartbeats(self, retention_seconds, limit, exclude=None, timeout_seconds=5.0):
         # No server-side statement timeout on SQLite: the connection's busy timeout bounds the
         # wait for the write lock, and the delete itself is bounded by ``limit``.
-        cutoff = seconds_modifier(-retention_seconds)
+        cutoff = self.duration_param(-retention_seconds)
         with self.cursor() as cursor:
             if exclude is None:
                 cursor.execute(SQL_PRUNE_HEARTBEATS_ALL, [cutoff, limit])
