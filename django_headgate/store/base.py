@@ -252,17 +252,33 @@ class BaseStore:
         by others where the vendor can. Returns the number of rows rescued."""
         raise NotImplementedError("subclasses of BaseStore must provide rescue_expired()")
 
+    def lock_param(self, name):
+        """The advisory lock's identifier as the vendor's SQL takes it (the name by default)."""
+        return name
+
     @contextmanager
     def singleton_lock(self, name):
-        """Try, without waiting, to take the cluster-wide lock ``name``; yield True if taken."""
-        raise NotImplementedError("subclasses of BaseStore must provide singleton_lock()")
-        yield  # pragma: no cover
+        """Try, without waiting, to take the cluster-wide lock ``name``; yield True if taken.
+
+        Default: the vendor's ``SQL_TRY_LOCK`` / ``SQL_UNLOCK`` on this thread's connection."""
+        key = self.lock_param(name)
+        with self.cursor() as cursor:
+            cursor.execute(self.SQL_TRY_LOCK, [key])
+            taken = bool(cursor.fetchone()[0])  # GET_LOCK gives NULL on error: not taken
+        try:
+            yield taken
+        finally:
+            if taken:
+                with self.cursor() as cursor:
+                    cursor.execute(self.SQL_UNLOCK, [key])
 
     # -- worker heartbeats --------------------------------------------------------------------
 
     def register_heartbeat(self, worker_id, instance_id, hostname, pid, queues_json):
         """Create or take over the heartbeat row of ``worker_id`` for this process instance."""
-        raise NotImplementedError("subclasses of BaseStore must provide register_heartbeat()")
+        with self.cursor() as cursor:
+            cursor.execute(self.SQL_REGISTER_HEARTBEAT,
+                           [worker_id, self.db_uuid(instance_id), hostname, pid, queues_json])
 
     def renew_heartbeat(self, worker_id, instance_id):
         """Touch our heartbeat row; False when it is gone or owned by another instance."""

@@ -238,6 +238,9 @@ class MySQLStore(BaseStore):
     SQL_APPEND_OUTPUT = SQL_APPEND_OUTPUT
     SQL_RENEW_HEARTBEAT = SQL_RENEW_HEARTBEAT
     SQL_DELETE_HEARTBEAT = SQL_DELETE_HEARTBEAT
+    SQL_REGISTER_HEARTBEAT = SQL_REGISTER_HEARTBEAT
+    SQL_TRY_LOCK = SQL_TRY_LOCK
+    SQL_UNLOCK = SQL_UNLOCK
     SQL_INSERT_JOBS_HEAD = SQL_INSERT_JOBS_HEAD
     SQL_INSERT_JOB_ROW = SQL_INSERT_JOB_ROW
     SQL_RENEW = SQL_RENEW
@@ -322,22 +325,6 @@ class MySQLStore(BaseStore):
             if ids:
                 cursor.execute(SQL_RESCUE_UPDATE.format(ids=placeholders(len(ids))), ids)
         return len(ids)
-
-    @contextmanager
-    def singleton_lock(self, name):
-        with self.cursor() as cursor:
-            cursor.execute(SQL_TRY_LOCK, [name])
-            taken = cursor.fetchone()[0] == 1
-        try:
-            yield taken
-        finally:
-            if taken:
-                with self.cursor() as cursor:
-                    cursor.execute(SQL_UNLOCK, [name])
-
-    def register_heartbeat(self, worker_id, instance_id, hostname, pid, queues_json):
-        with self.cursor() as cursor:
-            cursor.execute(SQL_REGISTER_HEARTBEAT, [worker_id, self.db_uuid(instance_id), hostname, pid, queues_json])
 
     # -- heartbeat prune --
 

@@ -271,6 +271,9 @@ class PostgreSQLStore(BaseStore):
     SQL_APPEND_OUTPUT = SQL_APPEND_OUTPUT
     SQL_RENEW_HEARTBEAT = SQL_RENEW_HEARTBEAT
     SQL_DELETE_HEARTBEAT = SQL_DELETE_HEARTBEAT
+    SQL_REGISTER_HEARTBEAT = SQL_REGISTER_HEARTBEAT
+    SQL_TRY_LOCK = SQL_TRY_LOCK
+    SQL_UNLOCK = SQL_UNLOCK
     notify_channel = NOTIFY_CHANNEL
 
     def _job_params(self, job):
@@ -363,22 +366,8 @@ class PostgreSQLStore(BaseStore):
             cursor.execute(SQL_RESCUE, [limit])
             return cursor.rowcount
 
-    @contextmanager
-    def singleton_lock(self, name):
-        key = lock_key(name)
-        with self.cursor() as cursor:
-            cursor.execute(SQL_TRY_LOCK, [key])
-            taken = cursor.fetchone()[0]
-        try:
-            yield taken
-        finally:
-            if taken:
-                with self.cursor() as cursor:
-                    cursor.execute(SQL_UNLOCK, [key])
-
-    def register_heartbeat(self, worker_id, instance_id, hostname, pid, queues_json):
-        with self.cursor() as cursor:
-            cursor.execute(SQL_REGISTER_HEARTBEAT, [worker_id, instance_id, hostname, pid, queues_json])
+    def lock_param(self, name):
+        return lock_key(name)  # pg_try_advisory_lock takes a bigint
 
     # -- heartbeat prune --
 

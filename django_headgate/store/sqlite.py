@@ -224,6 +224,7 @@ class SQLiteStore(BaseStore):
     SQL_APPEND_OUTPUT = SQL_APPEND_OUTPUT
     SQL_RENEW_HEARTBEAT = SQL_RENEW_HEARTBEAT
     SQL_DELETE_HEARTBEAT = SQL_DELETE_HEARTBEAT
+    SQL_REGISTER_HEARTBEAT = SQL_REGISTER_HEARTBEAT
     SQL_INSERT_JOBS_HEAD = SQL_INSERT_JOBS_HEAD
     SQL_INSERT_JOB_ROW = SQL_INSERT_JOB_ROW
     SQL_RENEW = SQL_RENEW
@@ -311,10 +312,6 @@ class SQLiteStore(BaseStore):
         finally:
             if taken:
                 lock.release()
-
-    def register_heartbeat(self, worker_id, instance_id, hostname, pid, queues_json):
-        with self.cursor() as cursor:
-            cursor.execute(SQL_REGISTER_HEARTBEAT, [worker_id, self.db_uuid(instance_id), hostname, pid, queues_json])
 
     # -- heartbeat prune --
 
