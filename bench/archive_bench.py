@@ -11,8 +11,9 @@ Prune versus DELETE, for each ``--rows`` N:
 1. N archived rows are bulk-loaded into the closed month 2026-03 (one SQL statement per 500,000
    rows): ~1 KB of JSON payload each (``args``), spread over the month, archive retention one day,
    so the month is fully expired; the archive's five indexes are maintained as in production.
-   PostgreSQL then gets ``VACUUM (ANALYZE)`` and a ``CHECKPOINT`` so both operations start from a
-   settled, old month (what a month looks like when it is finally pruned);
+   PostgreSQL then gets ``VACUUM (ANALYZE)`` and a ``CHECKPOINT``, MySQL/MariaDB ``ANALYZE TABLE``
+   and a wait until InnoDB has purged earlier deletes, so both operations start from a settled,
+   old month (what a month looks like when it is finally pruned);
 2. ``prune_archive_month("202603")`` is timed: the whole API call (singleton lock, partition
    lock, store clock, expiry probe, TRUNCATE);
 3. the same N rows are loaded again and settled the same way;
@@ -20,7 +21,7 @@ Prune versus DELETE, for each ``--rows`` N:
    would write without the prune API) is timed, and on PostgreSQL the ``VACUUM`` of the child
    that must follow it to make the space reusable is timed separately.
 
-Sweep throughput, for each ``--sweep-batch`` B: ``--sweep-rows`` expired succeeded jobs (~1 KB
+Sweep throughput (measured first), for each ``--sweep-batch`` B: ``--sweep-rows`` expired succeeded jobs (~1 KB
 JSON args each) on a queue with an archive policy are bulk-loaded into ``headgate_job``; then
 ``RetentionSweepDuty.run_once()`` runs pass after pass (each pass: bounded transactions of B rows,
 copy + delete together) until a pass evicts nothing. Reported: rows archived per second.
@@ -151,11 +152,34 @@ def settle(partition):
 
     if connection.vendor == "postgresql":
         execute(f"VACUUM (ANALYZE) {partition.table_name}")
-        execute("CHECKPOINT")
     else:
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE TABLE headgate_job_archive", [])
             cursor.fetchall()
+    quiesce()
+
+
+def quiesce(timeout=900.0):
+    """Let the server finish background work of earlier steps before a timed one: PostgreSQL a
+    CHECKPOINT; MySQL/MariaDB waits until InnoDB has purged the undo history of earlier deletes
+    (its purge of millions of delete-marked rows would otherwise compete with the measurement)."""
+    import re
+
+    from django.db import connection
+
+    if connection.vendor == "postgresql":
+        execute("CHECKPOINT")
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW ENGINE INNODB STATUS", [])
+            status = cursor.fetchone()[2]
+        match = re.search(r"History list length (\d+)", status)
+        if not match or int(match.group(1)) < 1000:
+            return
+        time.sleep(2)
+    log("InnoDB purge still running; measuring anyway")
 
 
 def count_rows(partition):
@@ -181,7 +205,21 @@ def table_bytes(partition):
         return int(cursor.fetchone()[0])
 
 
-def prune_versus_delete(rows):
+def move_to_tablespace(partition, tablespace):
+    """PostgreSQL: put the month's child table and its indexes into ``tablespace`` (to separate the
+    database's cost from the file system's, e.g. with a tablespace on tmpfs)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexrelid::regclass::text FROM pg_index WHERE indrelid = %s::regclass",
+                       [partition.table_name])
+        indexes = [row[0] for row in cursor.fetchall()]
+    execute(f"ALTER TABLE {partition.table_name} SET TABLESPACE {tablespace}")
+    for index in indexes:
+        execute(f"ALTER INDEX {index} SET TABLESPACE {tablespace}")
+
+
+def prune_versus_delete(rows, tablespace=None):
     """One size: TRUNCATE through prune_archive_month, then DELETE of the same rows."""
     from django.db import connection
 
@@ -189,6 +227,8 @@ def prune_versus_delete(rows):
     from django_headgate.archive_months import parse_archive_month
 
     partition = parse_archive_month(MONTH)
+    if tablespace:
+        move_to_tablespace(partition, tablespace)
     execute("DELETE FROM headgate_job_archive" if connection.vendor == "mysql" else "TRUNCATE headgate_job_archive")
     log(f"{rows:,} rows: loading month {MONTH}")
     load_seconds = fill_month(rows, partition)
@@ -251,6 +291,7 @@ def sweep_throughput(rows, batch):
     fill_jobs(rows)
     if connection.vendor == "postgresql":
         execute("VACUUM (ANALYZE) headgate_job")
+    quiesce()
     log(f"sweep: {rows:,} expired jobs loaded; sweeping with batch {batch}")
     with override_settings(HEADGATE={"SWEEP": {"BATCH_SIZE": batch}}):
         duty = RetentionSweepDuty(get_store(), get_settings())
@@ -279,6 +320,9 @@ def main():
     parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 4_000_000])
     parser.add_argument("--sweep-rows", type=int, default=200_000)
     parser.add_argument("--sweep-batch", type=int, nargs="+", default=[500, 5000])
+    parser.add_argument("--tablespace", default=None,
+                        help="PostgreSQL: keep the pruned month in this tablespace (see docs/benchmarks.md).")
+    parser.add_argument("--no-sweep", action="store_true", help="Skip the sweep measurements.")
     parser.add_argument("--out", default=None, help="Write the figures as JSON here.")
     args = parser.parse_args()
     create_database(args.database_url)
@@ -288,9 +332,10 @@ def main():
     with connection.cursor() as cursor:
         cursor.execute("SELECT version()", [])
         version = cursor.fetchone()[0]
-    result = {"vendor": connection.vendor, "server": version,
-              "prune_versus_delete": [prune_versus_delete(rows) for rows in args.rows],
-              "sweep": [sweep_throughput(args.sweep_rows, batch) for batch in args.sweep_batch]}
+    result = {"vendor": connection.vendor, "server": version, "tablespace": args.tablespace}
+    batches = [] if args.no_sweep else args.sweep_batch
+    result["sweep"] = [sweep_throughput(args.sweep_rows, batch) for batch in batches]
+    result["prune_versus_delete"] = [prune_versus_delete(rows, args.tablespace) for rows in args.rows]
     execute("DELETE FROM headgate_job")
     execute("DELETE FROM headgate_job_archive" if connection.vendor == "mysql" else "TRUNCATE headgate_job_archive")
     if args.out:
