@@ -105,7 +105,7 @@ def parse_archive_month(value):
             f"({MONTHS[0].key} to {MONTHS[-1].key}).",
             reason="invalid_month", month=value,
         )
-    year, month = int(value[:4]), int(value[4:])
+    month = int(value[4:])
     if not 1 <= month <= 12:
         raise InvalidArchiveMonth(
             f"{value!r} is not an archive month: the month must be 01 to 12.",
