@@ -120,6 +120,15 @@ class BaseStore:
         """A duration as the vendor's SQL adds it to the store clock (seconds by default)."""
         return seconds
 
+    def job_params(self, job):
+        """A NewJob's parameters in the order of the vendors' ``SQL_INSERT_JOB`` rows."""
+        run_at = self.db_datetime(job.run_at) if job.run_at is not None else None
+        return [
+            self.db_uuid(job.id), job.queue, job.task, job.args_json, job.kwargs_json,
+            job.priority, run_at, self.duration_param(job.delay_seconds), job.max_attempts,
+            job.unique_key, job.fingerprint, job.tags_json, job.retention_class,
+        ]
+
     def from_db_uuid(self, value):
         return self._uuid_field.to_python(value)
 

@@ -253,14 +253,6 @@ class MySQLStore(BaseStore):
     def from_db_datetime(self, value):
         return value.replace(tzinfo=timezone.utc) if value is not None else None
 
-    def job_params(self, job):
-        run_at = self.db_datetime(job.run_at) if job.run_at is not None else None
-        return [
-            self.db_uuid(job.id), job.queue, job.task, job.args_json, job.kwargs_json,
-            job.priority, run_at, self.duration_param(job.delay_seconds), job.max_attempts,
-            job.unique_key, job.fingerprint, job.tags_json, job.retention_class,
-        ]
-
     def insert_job(self, job):
         try:
             with self.atomic(), self.cursor() as cursor:

@@ -276,16 +276,8 @@ class PostgreSQLStore(BaseStore):
     SQL_UNLOCK = SQL_UNLOCK
     notify_channel = NOTIFY_CHANNEL
 
-    def _job_params(self, job):
-        return [
-            job.id, job.queue, job.task, job.args_json, job.kwargs_json, job.priority,
-            job.run_at, job.delay_seconds, job.max_attempts,
-        ]
-
     def insert_job(self, job):
-        params = self._job_params(job) + [
-            job.unique_key, job.fingerprint, job.tags_json, job.retention_class,
-        ]
+        params = self.job_params(job)
         try:
             with self.cursor() as cursor:
                 cursor.execute(SQL_INSERT_JOB, params)

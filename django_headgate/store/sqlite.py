@@ -243,14 +243,6 @@ class SQLiteStore(BaseStore):
             value = parse_datetime(value)
         return value.replace(tzinfo=timezone.utc)
 
-    def job_params(self, job):
-        run_at = self.db_datetime(job.run_at) if job.run_at is not None else None
-        return [
-            self.db_uuid(job.id), job.queue, job.task, job.args_json, job.kwargs_json,
-            job.priority, run_at, self.duration_param(job.delay_seconds), job.max_attempts,
-            job.unique_key, job.fingerprint, job.tags_json, job.retention_class,
-        ]
-
     def insert_job(self, job):
         try:
             with self.cursor() as cursor:
