@@ -18,20 +18,6 @@ class JobState(models.TextChoices):
 TERMINAL_STATES = (JobState.SUCCEEDED, JobState.DEAD, JobState.CANCELLED)
 
 
-class JobQuerySet(models.QuerySet):
-    def available(self):
-        return self.filter(state=JobState.AVAILABLE)
-
-    def running(self):
-        return self.filter(state=JobState.RUNNING)
-
-    def finished(self):
-        return self.filter(state__in=TERMINAL_STATES)
-
-    def in_queue(self, queue):
-        return self.filter(queue=queue)
-
-
 class Job(models.Model):
     """A job in the hot table ``headgate_job``."""
 
@@ -61,8 +47,6 @@ class Job(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     expires_at = models.DateTimeField(null=True, blank=True)
 
-    objects = JobQuerySet.as_manager()
-
     class Meta:
         db_table = "headgate_job"
         ordering = ["-created_at"]
@@ -78,10 +62,6 @@ class Job(models.Model):
 
     def __str__(self):
         return f"{self.task} [{self.state}] {self.id}"
-
-    @property
-    def is_terminal(self):
-        return self.state in TERMINAL_STATES
 
 
 class RetentionClass(models.Model):

@@ -1,7 +1,7 @@
 """Database router: puts the Headgate tables on ``HEADGATE["DATABASE"]``.
 
 Add ``"django_headgate.router.HeadgateRouter"`` to ``DATABASE_ROUTERS`` when that alias is not
-``default``; the system check ``headgate.E010`` reminds you.
+``default``; the system check ``headgate.W010`` reminds you.
 """
 
 from .conf import get_database_alias

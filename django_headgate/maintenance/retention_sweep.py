@@ -22,6 +22,8 @@ A pass repeats batches until one comes back short (at most ``max_batches``), the
 
 import logging
 
+from django.db.models import Q
+
 from ..models import QueueStoragePolicy
 from .duty import Duty
 
@@ -40,6 +42,15 @@ class RetentionSweepDuty(Duty):
     def batch_size(self):
         return self.conf.sweep_batch_size
 
+    def set_aside_queues(self):
+        """Queues the shared sweep leaves alone: paused ones (a cleanup hold) and those swept on
+        their own (a cleanup_batch_limit)."""
+        return list(
+            QueueStoragePolicy.objects.using(self.store.alias)
+            .filter(Q(paused=True) | Q(cleanup_batch_limit__isnull=False))
+            .values_list("queue", flat=True)
+        )
+
     def limited_queues(self):
         """``[(queue, cleanup_batch_limit), ...]`` of the unpaused queues swept on their own."""
         return list(
@@ -55,7 +66,7 @@ class RetentionSweepDuty(Duty):
 
         Returns the rows evicted. The result is below ``limit`` only when every queue came back
         short, so the pass goes on while any queue may still hold expired jobs."""
-        batch = self.store.sweep_expired(limit)
+        batch = self.store.sweep_expired(limit, exclude_queues=self.set_aside_queues())
         evicted, archived = batch.evicted, batch.archived
         for queue, queue_limit in self.limited_queues():
             queue_rows = 0

@@ -3,6 +3,24 @@
 ``get_store(using)`` returns the :class:`~.base.BaseStore` implementation for a database alias,
 chosen by the connection's vendor. This is the one place that looks at ``connection.vendor``;
 everything else asks the store's capability flags.
+
+Layout: ``base.py`` assembles the contract from its sections in ``contract/`` (``jobs``,
+``heartbeats``, ``sweep``); ``fragments.py`` holds the SQL every vendor shares (column lists,
+terminal states, fenced conditions, statement shapes); ``entries.py`` builds the ``errors``
+entries; each vendor is a package (``postgresql/``, ``mysql/``, ``sqlite/``) with one module per
+section, its statements beside the methods that run them.
+
+How to add a statement: write it as a named ``SQL_*`` constant with a one-line comment (what it
+does, which index serves it) in the vendor's section module, built from ``fragments.py`` where a
+piece is shared. When a shared default method of ``contract/`` runs it, add its name to that
+method's ``@runs(...)`` and define it in every vendor that keeps the default: a vendor class
+missing it fails at import with ``TypeError`` naming it. A new operation is a method on the
+section's contract class: ``@vendor_supplies`` when each vendor writes its own, or a default
+with ``@runs`` when one shape fits; a vendor lacking the feature raises ``UnsupportedOnVendor``.
+
+How to add a vendor: a package with the three section modules and a ``BaseStore`` subclass that
+sets ``vendor`` and ``statements = (jobs, heartbeats, sweep)``, registered in ``_store_class``
+below; it is done when ``tests/store/`` passes on it.
 """
 
 from django.db import connections

@@ -8,19 +8,16 @@ import json
 import logging
 import queue
 import threading
-import traceback
 from dataclasses import dataclass
 
 from django.db import connections
 
 from ..exceptions import UnknownTask
+from ..store.entries import exception_entry
 from ..validation import resolve_task
 from .context import JobContext, _set_current_job, json_result
 
 logger = logging.getLogger(__name__)
-
-TRACEBACK_MAX_CHARS = 4000
-MESSAGE_MAX_CHARS = 1000
 
 
 @dataclass(slots=True)
@@ -38,21 +35,9 @@ class Outcome:
 
 
 def describe_error(exc, attempt, worker_id=None):
-    """The ``errors`` entry of a failed attempt (the store adds the store-clock ``at``).
-
-    ``type_path`` (the exception class's dotted path) and ``worker_id`` let a reader such as the
-    Django Tasks backend name the exception class and the worker of each attempt.
-    """
-    text = "".join(traceback.format_exception(exc))
-    exc_type = type(exc)
-    return {
-        "attempt": attempt,
-        "type": exc_type.__qualname__,
-        "type_path": f"{exc_type.__module__}.{exc_type.__qualname__}",
-        "message": str(exc)[:MESSAGE_MAX_CHARS],
-        "traceback": text[-TRACEBACK_MAX_CHARS:],
-        "worker_id": worker_id,
-    }
+    """The ``errors`` entry of a failed attempt (the store adds the store-clock ``at``): the one
+    entry format of ``store.entries``, which the rescue's ``LeaseExpired`` entries share."""
+    return exception_entry(exc, attempt, worker_id)
 
 
 def run_job(claimed, store, worker_id, output_max_chars):

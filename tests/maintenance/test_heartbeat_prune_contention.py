@@ -85,7 +85,7 @@ def test_two_maintainer_processes_at_once_never_error(spawn):
 
 
 def test_a_maintainer_process_skips_a_lock_held_elsewhere(run_manage, store):
-    if not store.supports_cluster_locks:
+    if store.vendor == "sqlite":
         pytest.skip("SQLite's singleton lock is per process (documented)")
     make_heartbeats(10, prefix="stale")
     with held_on_another_connection(hold_duty_lock("heartbeat_prune")):

@@ -62,8 +62,8 @@ def test_a_limited_queue_is_drained_in_small_transactions(store, sweep):
     duty = sweep(batch_size=50)
     original = store.sweep_expired
 
-    def counting(limit, queue=None):
-        batch = original(limit, queue=queue)
+    def counting(limit, queue=None, exclude_queues=()):
+        batch = original(limit, queue=queue, exclude_queues=exclude_queues)
         calls.append((queue, limit, batch.evicted))
         return batch
 

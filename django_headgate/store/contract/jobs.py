@@ -1,0 +1,175 @@
+"""Store contract, jobs section: enqueue, operator actions, claim, fenced writes and rescue."""
+
+from django.db import IntegrityError
+
+from ...exceptions import JobIdConflict
+from ..entries import dump_entry, lease_expired_entry
+from . import runs, vendor_supplies
+
+
+class JobsContract:
+    #: Rows per multi-row ``INSERT`` of the default ``insert_jobs()``.
+    INSERT_BATCH_ROWS = 1000
+
+    def job_params(self, job):
+        """A NewJob's parameters in the order of the vendors' ``SQL_INSERT_JOB`` rows."""
+        run_at = self.db_datetime(job.run_at) if job.run_at is not None else None
+        return [
+            self.db_uuid(job.id), job.queue, job.task, job.args_json, job.kwargs_json,
+            job.priority, run_at, self.duration_param(job.delay_seconds), job.max_attempts,
+            job.unique_key, job.fingerprint, job.tags_json, job.retention_class,
+        ]
+
+    def job_id_conflict(self, exc, job_id=None):
+        """``exc`` as ``JobIdConflict`` when it is a duplicate key; re-raised otherwise."""
+        if not self.is_unique_violation(exc):
+            raise exc
+        if job_id is None:
+            return JobIdConflict("A job id in the batch already exists.")
+        return JobIdConflict(f"A job with id {job_id} already exists.", job_id=job_id)
+
+    # -- enqueue ------------------------------------------------------------------------------
+
+    @vendor_supplies
+    def insert_job(self, job):
+        """Insert one job in the caller's transaction and wake idle workers on commit.
+
+        Returns ``(created_at, run_at)``, or ``None`` when ``job.unique_key`` is already held by
+        a hot row (nothing was written). Raises ``JobIdConflict`` for a duplicate ``id``.
+        """
+
+    @runs("SQL_INSERT_JOBS_HEAD", "SQL_INSERT_JOB_ROW")
+    def insert_jobs(self, jobs):
+        """Insert many jobs without unique keys in the caller's transaction, in bounded statements.
+
+        Default: multi-row ``INSERT ... VALUES`` of ``INSERT_BATCH_ROWS`` rows. Raises
+        ``JobIdConflict`` (and writes nothing) when an id already exists."""
+        with self.atomic(), self.cursor() as cursor:
+            for start in range(0, len(jobs), self.INSERT_BATCH_ROWS):
+                chunk = jobs[start:start + self.INSERT_BATCH_ROWS]
+                params = [param for job in chunk for param in self.job_params(job)]
+                sql = self.sql.SQL_INSERT_JOBS_HEAD + ", ".join([self.sql.SQL_INSERT_JOB_ROW] * len(chunk))
+                try:
+                    cursor.execute(sql, params)
+                except IntegrityError as exc:
+                    raise self.job_id_conflict(exc) from exc
+
+    # -- operator actions (not fenced: they act on the current row) ---------------------------
+
+    @runs("SQL_CANCEL")
+    def cancel_job(self, job_id):
+        """available/running -> cancelled. Returns the new state, or None when no row changed.
+
+        Default: ``SQL_CANCEL ... RETURNING state``."""
+        return self.fetch_state(self.sql.SQL_CANCEL, job_id)
+
+    @runs("SQL_RETRY")
+    def retry_job(self, job_id):
+        """dead/cancelled -> available now, with one more attempt when they were exhausted.
+
+        Returns the new state, or None when no row changed. Default: ``SQL_RETRY ... RETURNING``."""
+        return self.fetch_state(self.sql.SQL_RETRY, job_id)
+
+    def fetch_state(self, sql, job_id):
+        """Run an ``UPDATE ... RETURNING state`` on one job; the state, or None when no row changed."""
+        with self.cursor() as cursor:
+            cursor.execute(sql, [self.db_uuid(job_id)])
+            row = cursor.fetchone()
+        return row[0] if row else None
+
+    # -- worker: claim, lease, acknowledge ----------------------------------------------------
+
+    @vendor_supplies
+    def claim_jobs(self, worker_id, queues, limit, lease_seconds):
+        """Lease up to ``limit`` ready jobs (highest priority, then oldest run_at) to ``worker_id``.
+
+        ``queues`` None means every queue. Each claimed row gets ``fence + 1``, ``attempts + 1``
+        and a lease of ``lease_seconds`` from the store clock. Returns a list of ClaimedJob in
+        claim order.
+        """
+
+    @runs("SQL_RENEW")
+    def renew_leases(self, worker_id, leases, lease_seconds):
+        """Extend the leases ``[(job_id, fence), ...]`` still held; return the set of renewed ids.
+
+        Default: one fenced ``SQL_RENEW`` per lease, in one transaction."""
+        renewed = set()
+        with self.atomic(), self.cursor() as cursor:
+            for job_id, fence in leases:
+                cursor.execute(self.sql.SQL_RENEW, [self.duration_param(lease_seconds), self.db_uuid(job_id),
+                                                    fence, worker_id])
+                if cursor.rowcount:
+                    renewed.add(job_id)
+        return renewed
+
+    @runs("SQL_COMPLETE")
+    def complete_jobs(self, completions):
+        """Mark each Completion succeeded (fenced). Returns the set of accepted job ids; the
+        others were stale and changed nothing.
+
+        Default: one fenced ``SQL_COMPLETE`` per job, in one transaction."""
+        accepted = set()
+        with self.atomic(), self.cursor() as cursor:
+            for done in completions:
+                cursor.execute(self.sql.SQL_COMPLETE, [done.result_json, self.db_uuid(done.job_id), done.fence])
+                if cursor.rowcount:
+                    accepted.add(done.job_id)
+        return accepted
+
+    @runs("SQL_FAIL", "SQL_GET_STATE")
+    def fail_job(self, job_id, fence, error_json, retry_delay_seconds, give_up=False):
+        """Record a failed attempt (fenced): back to available after ``retry_delay_seconds``, or
+        ``dead`` when attempts are exhausted or ``give_up``. ``error_json`` is an entry of
+        ``store.entries``; the store adds its ``at``. Returns the new state; raises StaleLease.
+
+        Default: ``SQL_FAIL`` (``fragments.fail_statement``), then ``SQL_GET_STATE``, in one
+        transaction."""
+        params = [error_json, give_up, self.duration_param(retry_delay_seconds), give_up, give_up,
+                  give_up, self.db_uuid(job_id), fence]
+        with self.atomic(), self.cursor() as cursor:
+            cursor.execute(self.sql.SQL_FAIL, params)
+            self.fenced(cursor, job_id, fence)
+            cursor.execute(self.sql.SQL_GET_STATE, [self.db_uuid(job_id)])
+            return cursor.fetchone()[0]
+
+    @runs("SQL_SET_PROGRESS")
+    def set_progress(self, job_id, fence, progress_json):
+        """Replace the job's progress (fenced); raises StaleLease."""
+        with self.cursor() as cursor:
+            cursor.execute(self.sql.SQL_SET_PROGRESS, [progress_json, self.db_uuid(job_id), fence])
+            self.fenced(cursor, job_id, fence)
+
+    @runs("SQL_APPEND_OUTPUT")
+    def append_output(self, job_id, fence, text, max_chars):
+        """Append to the job's output, keeping the last ``max_chars`` characters (fenced)."""
+        with self.cursor() as cursor:
+            cursor.execute(self.sql.SQL_APPEND_OUTPUT, [text, max_chars, self.db_uuid(job_id), fence])
+            self.fenced(cursor, job_id, fence)
+
+    # -- rescue -------------------------------------------------------------------------------
+
+    @runs("SQL_RESCUE_SELECT")
+    def rescue_expired(self, limit):
+        """Release up to ``limit`` running jobs whose lease has expired, oldest lapse first: back
+        to available, or dead when attempts are exhausted; a ``LeaseExpired`` entry is appended
+        to ``errors``. Skips rows locked by others where the vendor can. Returns the number of
+        rows rescued.
+
+        Default: ``SQL_RESCUE_SELECT`` locks ``(id, attempts, lease_owner)`` of the lapsed rows,
+        then :meth:`release_rescued` writes them, in one transaction."""
+        with self.atomic(), self.cursor() as cursor:
+            cursor.execute(self.sql.SQL_RESCUE_SELECT, [limit])
+            rows = cursor.fetchall()
+            if rows:
+                self.release_rescued(cursor, [
+                    (job_id, dump_entry(lease_expired_entry(attempts, owner)))
+                    for job_id, attempts, owner in rows
+                ])
+        return len(rows)
+
+    @runs("SQL_RESCUE_RELEASE")
+    def release_rescued(self, cursor, released):
+        """Write the rescue of ``[(job_id, error_json), ...]`` (locked by the caller's select).
+
+        Default: ``SQL_RESCUE_RELEASE`` once per row."""
+        cursor.executemany(self.sql.SQL_RESCUE_RELEASE, [[error_json, job_id] for job_id, error_json in released])

@@ -1,0 +1,49 @@
+"""The entries appended to a job's ``errors`` list, built in one place.
+
+An entry is a JSON object: ``attempt``, ``type`` (class name), ``type_path`` (dotted class path),
+``message``, ``traceback`` and ``worker_id``; the store adds ``at`` (the store clock) when it
+appends the entry. Failed attempts (the worker, the Django Tasks runner) and lapsed leases (the
+rescue duty) all write this shape, so readers such as the Tasks backend parse one format.
+"""
+
+import json
+import traceback
+
+from ..exceptions import LeaseExpired
+
+TRACEBACK_MAX_CHARS = 4000
+MESSAGE_MAX_CHARS = 1000
+
+
+def error_entry(attempt, type_name, type_path, message, traceback_text, worker_id):
+    """An ``errors`` entry; message and traceback are cut to their limits."""
+    return {
+        "attempt": attempt,
+        "type": type_name,
+        "type_path": type_path,
+        "message": message[:MESSAGE_MAX_CHARS],
+        "traceback": traceback_text[-TRACEBACK_MAX_CHARS:] if traceback_text else "",
+        "worker_id": worker_id,
+    }
+
+
+def exception_entry(exc, attempt, worker_id=None):
+    """The entry of an attempt that raised ``exc``."""
+    exc_type = type(exc)
+    return error_entry(
+        attempt, exc_type.__qualname__, f"{exc_type.__module__}.{exc_type.__qualname__}", str(exc),
+        "".join(traceback.format_exception(exc)), worker_id,
+    )
+
+
+def lease_expired_entry(attempt, lease_owner):
+    """The entry the rescue writes for an attempt whose lease lapsed (``LeaseExpired``)."""
+    return error_entry(
+        attempt, LeaseExpired.__qualname__, f"{LeaseExpired.__module__}.{LeaseExpired.__qualname__}",
+        f"lease of {lease_owner or '?'} expired", "", lease_owner,
+    )
+
+
+def dump_entry(entry):
+    """An entry as the JSON text the store binds."""
+    return json.dumps(entry)

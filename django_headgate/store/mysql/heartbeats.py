@@ -1,0 +1,49 @@
+"""MySQL / MariaDB store, heartbeats section: heartbeat rows, their prune (SELECT ... SKIP LOCKED
+then DELETE, under a statement time budget) and GET_LOCK advisory locks."""
+
+from ..fragments import (  # noqa: F401  (SQL_DELETE_HEARTBEAT: a statement of this vendor)
+    DELETE_HEARTBEATS, EXCLUDE_OWN_HEARTBEAT, RENEW_HEARTBEAT, SQL_DELETE_HEARTBEAT,
+    STALE_HEARTBEATS, placeholders, register_heartbeat,
+)
+from .jobs import NOW
+
+SQL_REGISTER_HEARTBEAT = register_heartbeat(NOW, "ON DUPLICATE KEY UPDATE", "VALUES({})")
+SQL_RENEW_HEARTBEAT = RENEW_HEARTBEAT.format(now=NOW)
+
+# Prune step 1: lock stale heartbeat rows, skipping rows a renewal holds, at most LIMIT.
+# {budget} bounds the statement's run time and lock waits: MariaDB takes SET STATEMENT ... FOR,
+# MySQL 8 takes optimizer hints ({hints}). {exclude_own} is empty or EXCLUDE_OWN_HEARTBEAT.
+SQL_PRUNE_HEARTBEATS_SELECT = (
+    "{budget}SELECT {hints}worker_id FROM headgate_worker_heartbeat WHERE "
+    + STALE_HEARTBEATS.format(cutoff=f"{NOW} - INTERVAL %s MICROSECOND", exclude_own="{exclude_own}")
+    + " FOR UPDATE SKIP LOCKED"
+)
+# MariaDB: max_statement_time in seconds (fractions allowed), lock_wait_timeout in whole seconds.
+MARIADB_BUDGET = "SET STATEMENT max_statement_time = %s, lock_wait_timeout = %s FOR "
+# MySQL 8: MAX_EXECUTION_TIME in milliseconds (SELECT only), lock_wait_timeout in whole seconds.
+MYSQL_BUDGET_HINTS = "/*+ MAX_EXECUTION_TIME(%s) SET_VAR(lock_wait_timeout = %s) */ "
+# Prune step 2: delete the rows step 1 locked (same transaction; primary key).
+SQL_PRUNE_HEARTBEATS_DELETE = DELETE_HEARTBEATS
+
+SQL_TRY_LOCK = "SELECT GET_LOCK(%s, 0)"
+SQL_UNLOCK = "SELECT RELEASE_LOCK(%s)"
+
+
+class MySQLHeartbeats:
+    def prune_heartbeats(self, retention_seconds, limit, exclude=None, timeout_seconds=5.0):
+        lock_seconds = max(1, round(timeout_seconds))
+        if self.connection.mysql_is_mariadb:
+            budget, hints = MARIADB_BUDGET, ""
+            budget_params = [float(timeout_seconds), lock_seconds]
+        else:
+            budget, hints = "", MYSQL_BUDGET_HINTS
+            budget_params = [max(1, round(timeout_seconds * 1000)), lock_seconds]
+        exclude_own = "" if exclude is None else EXCLUDE_OWN_HEARTBEAT
+        params = [*budget_params, self.duration_param(retention_seconds), *self.exclude_own_params(exclude), limit]
+        select = SQL_PRUNE_HEARTBEATS_SELECT.format(budget=budget, hints=hints, exclude_own=exclude_own)
+        with self.atomic(), self.cursor() as cursor:
+            cursor.execute(select, params)
+            ids = [row[0] for row in cursor.fetchall()]
+            if ids:
+                cursor.execute(SQL_PRUNE_HEARTBEATS_DELETE.format(ids=placeholders(len(ids))), ids)
+        return len(ids)

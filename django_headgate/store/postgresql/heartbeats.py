@@ -1,0 +1,75 @@
+"""PostgreSQL store, heartbeats section: heartbeat rows, their prune (SKIP LOCKED, a time budget
+per transaction), session advisory locks and the LISTEN loop."""
+
+import logging
+
+import psycopg
+from django.db import DatabaseError, connections
+
+from ..base import lock_key
+from ..fragments import (  # noqa: F401  (SQL_DELETE_HEARTBEAT: a statement of this vendor)
+    EXCLUDE_OWN_HEARTBEAT, RENEW_HEARTBEAT, SQL_DELETE_HEARTBEAT, STALE_HEARTBEATS, register_heartbeat,
+)
+from .jobs import NOTIFY_CHANNEL
+
+logger = logging.getLogger(__name__)
+
+# Heartbeats: register (or take over) and renew by (worker_id, instance_id).
+SQL_REGISTER_HEARTBEAT = register_heartbeat("now()", "ON CONFLICT (worker_id) DO UPDATE SET", "EXCLUDED.{}")
+SQL_RENEW_HEARTBEAT = RENEW_HEARTBEAT.format(now="now()")
+
+# Stale heartbeat rows, skipping rows a renewal holds, at most LIMIT, deleted in one statement.
+SQL_PRUNE_HEARTBEATS = f"""
+WITH doomed AS (
+    SELECT worker_id FROM headgate_worker_heartbeat
+    WHERE {STALE_HEARTBEATS.format(cutoff="now() - make_interval(secs => %s)", exclude_own="{exclude_own}")}
+    FOR UPDATE SKIP LOCKED
+)
+DELETE FROM headgate_worker_heartbeat AS h USING doomed WHERE h.worker_id = doomed.worker_id
+"""
+SQL_PRUNE_HEARTBEATS_ALL = SQL_PRUNE_HEARTBEATS.format(exclude_own="")
+SQL_PRUNE_HEARTBEATS_NOT_OWN = SQL_PRUNE_HEARTBEATS.format(exclude_own=EXCLUDE_OWN_HEARTBEAT)
+# Time budget of the current transaction only (set_config(..., true) = SET LOCAL; it also works
+# with server-side parameter binding, where SET takes no parameters). Milliseconds.
+SQL_SET_LOCAL_TIMEOUTS = (
+    "SELECT set_config('statement_timeout', %s, true), set_config('lock_timeout', %s, true)"
+)
+
+# Session-level advisory lock, taken without waiting.
+SQL_TRY_LOCK = "SELECT pg_try_advisory_lock(%s)"
+SQL_UNLOCK = "SELECT pg_advisory_unlock(%s)"
+
+SQL_LISTEN = f"LISTEN {NOTIFY_CHANNEL}"
+
+
+class PostgreSQLHeartbeats:
+    def prune_heartbeats(self, retention_seconds, limit, exclude=None, timeout_seconds=5.0):
+        budget_ms = str(max(1, round(timeout_seconds * 1000)))
+        sql = SQL_PRUNE_HEARTBEATS_ALL if exclude is None else SQL_PRUNE_HEARTBEATS_NOT_OWN
+        with self.atomic(), self.cursor() as cursor:
+            cursor.execute(SQL_SET_LOCAL_TIMEOUTS, [budget_ms, budget_ms])
+            cursor.execute(sql, [retention_seconds, *self.exclude_own_params(exclude), limit])
+            return cursor.rowcount
+
+    def lock_param(self, name):
+        return lock_key(name)  # pg_try_advisory_lock takes a bigint
+
+    def listen_for_jobs(self, wake, stop, timeout=0.2):
+        """Blocking loop for a listener thread: LISTEN, then set ``wake`` on every NOTIFY until
+        ``stop`` is set. Uses this thread's own connection (autocommit, so LISTEN applies now)."""
+        connection = connections[self.alias]
+        try:
+            while not stop.is_set():
+                try:
+                    connection.ensure_connection()
+                    raw = connection.connection
+                    raw.execute(SQL_LISTEN)
+                    while not stop.is_set():
+                        for _ in raw.notifies(timeout=timeout, stop_after=1):
+                            wake.set()
+                except (DatabaseError, psycopg.Error):
+                    logger.warning("LISTEN connection lost; reconnecting.", extra={"action": "listen_error"})
+                    connection.close()
+                    stop.wait(timeout)
+        finally:
+            connection.close()

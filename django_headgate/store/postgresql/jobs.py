@@ -1,0 +1,189 @@
+"""PostgreSQL store, jobs section: statements and methods for enqueue (COPY for batches, NOTIFY
+on commit), claim (CTE + SKIP LOCKED), batched fenced acknowledgements, failure and rescue."""
+
+from datetime import timedelta
+
+from django.db import IntegrityError
+
+from ..fragments import (
+    CANCEL, CLAIM_ORDER, CLAIMED_COLUMNS, EXHAUSTED, FENCED, INSERT_JOB_ROW, JOB_COLUMNS, READY,
+    RESCUE_SELECT, RETRY, SET_PROGRESS, SETTLE_ATTEMPT,
+)
+from ..records import ClaimedJob
+
+NOW = "now()"
+NOTIFY_CHANNEL = "headgate_jobs"
+# A bound number of seconds after the store clock.
+NOW_PLUS_SECONDS = "now() + make_interval(secs => {seconds})"
+# The expires_at of a job turning terminal now: finished_at + its class duration (NULL = forever).
+EXPIRES_NOW = (
+    "now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = {job}.retention_class)"
+)
+# The errors list with one more entry ({error}: JSON text), stamped with the store clock.
+APPEND_ERROR = "errors || jsonb_build_array({error}::jsonb || jsonb_build_object('at', now()))"
+
+# Store clock.
+SQL_NOW = f"SELECT {NOW}"
+
+# Insert one job; NOTIFY is queued in the same transaction, so it fires only on commit.
+SQL_INSERT_JOB = f"""
+WITH inserted AS (
+    INSERT INTO headgate_job ({JOB_COLUMNS})
+    VALUES {INSERT_JOB_ROW.format(now=NOW, delay=NOW_PLUS_SECONDS.format(seconds="%s"))}
+    ON CONFLICT (unique_key) DO NOTHING
+    RETURNING created_at, run_at, queue
+)
+SELECT created_at, run_at, pg_notify('{NOTIFY_CHANNEL}', queue) FROM inserted
+"""
+
+# Bulk insert (enqueue_many) by COPY, the fastest path into PostgreSQL. COPY cannot evaluate
+# now(), so the batch first reads the transaction's now() (SQL_NOW: the very value an INSERT's
+# now() would give in this transaction) and rows carry it: still the store clock.
+SQL_COPY_JOBS = f"COPY headgate_job ({JOB_COLUMNS}) FROM STDIN"
+SQL_NOTIFY = f"SELECT pg_notify('{NOTIFY_CHANNEL}', '')"
+
+SQL_CANCEL = CANCEL.format(now=NOW, expires_now=EXPIRES_NOW.format(job="headgate_job"), returning="RETURNING state")
+SQL_RETRY = RETRY.format(now=NOW, greatest="GREATEST", returning="RETURNING state")
+
+# Claim: lock ready rows without waiting on other workers' locks (claim index), lease them,
+# and return them in claim order (UPDATE ... RETURNING alone has no order).
+SQL_CLAIM = f"""
+WITH picked AS (
+    SELECT id, priority, run_at FROM headgate_job
+    WHERE {READY.format(now=NOW)} {{queue_filter}}
+    {CLAIM_ORDER}
+    LIMIT %s
+    FOR UPDATE SKIP LOCKED
+), claimed AS (
+    UPDATE headgate_job AS j
+    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s,
+        lease_expires_at = {NOW_PLUS_SECONDS.format(seconds="%s")}, started_at = now()
+    FROM picked
+    WHERE j.id = picked.id
+    RETURNING {", ".join(f"j.{column}" for column in CLAIMED_COLUMNS.split(", "))}
+)
+SELECT claimed.* FROM claimed JOIN picked USING (id) {CLAIM_ORDER}
+"""
+SQL_CLAIM_ANY_QUEUE = SQL_CLAIM.format(queue_filter="")
+SQL_CLAIM_QUEUES = SQL_CLAIM.format(queue_filter="AND queue = ANY(%s)")
+
+# Renew the leases still held by this worker; unchanged rows were rescued or re-claimed.
+SQL_RENEW_HELD = f"""
+UPDATE headgate_job AS j
+SET lease_expires_at = {NOW_PLUS_SECONDS.format(seconds="%s")}
+FROM unnest(%s::uuid[], %s::bigint[]) AS held(id, fence)
+WHERE j.id = held.id AND j.fence = held.fence AND j.state = 'running' AND j.lease_owner = %s
+RETURNING j.id
+"""
+
+# Fenced batch acknowledgement: only rows still at the claimed fence and running change.
+SQL_COMPLETE_BATCH = f"""
+UPDATE headgate_job AS j
+SET state = 'succeeded', result = done.result::jsonb, finished_at = now(),
+    expires_at = {EXPIRES_NOW.format(job="j")}, lease_owner = NULL, lease_expires_at = NULL
+FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS done(id, fence, result)
+WHERE j.id = done.id AND j.fence = done.fence AND j.state = 'running'
+RETURNING j.id
+"""
+
+# Fenced failure: retry after a delay, or dead when attempts are exhausted (or give_up).
+DEAD_IF = f"(%(give_up)s OR {EXHAUSTED})"
+SQL_FAIL = f"""
+UPDATE headgate_job
+SET {SETTLE_ATTEMPT.format(
+    append_error=APPEND_ERROR.format(error="%(error)s"), dead_if=DEAD_IF, dead_run_at="run_at",
+    retry_at=NOW_PLUS_SECONDS.format(seconds="%(delay)s"), now=NOW,
+    expires_now=EXPIRES_NOW.format(job="headgate_job"))}
+WHERE id = %(id)s AND fence = %(fence)s AND state = 'running'
+RETURNING state
+"""
+
+# Fenced progress and output writes.
+SQL_SET_PROGRESS = SET_PROGRESS.format(value="%s::jsonb")
+SQL_APPEND_OUTPUT = f"UPDATE headgate_job SET output = right(coalesce(output, '') || %s, %s) WHERE {FENCED}"
+
+# Rescue: lock lapsed leases (skipping rows another maintainer holds), then release them all
+# in one statement, each with its LeaseExpired entry.
+SQL_RESCUE_SELECT = RESCUE_SELECT.format(now=NOW, lock="FOR UPDATE SKIP LOCKED")
+SQL_RESCUE_RELEASE_BATCH = f"""
+UPDATE headgate_job
+SET {SETTLE_ATTEMPT.format(
+    append_error=APPEND_ERROR.format(error="rescued.error"), dead_if=EXHAUSTED, dead_run_at=NOW,
+    retry_at=NOW, now=NOW, expires_now=EXPIRES_NOW.format(job="headgate_job"))}
+FROM unnest(%s::uuid[], %s::text[]) AS rescued(id, error)
+WHERE headgate_job.id = rescued.id AND headgate_job.state = 'running'
+"""
+
+
+class PostgreSQLJobs:
+    def is_unique_violation(self, exc):
+        return getattr(exc.__cause__, "sqlstate", None) == "23505"  # unique_violation
+
+    def insert_job(self, job):
+        try:
+            with self.cursor() as cursor:
+                cursor.execute(SQL_INSERT_JOB, self.job_params(job))
+                row = cursor.fetchone()
+        except IntegrityError as exc:
+            # unique_key conflicts are absorbed by ON CONFLICT: this is the primary key.
+            raise self.job_id_conflict(exc, job.id) from exc
+        return (row[0], row[1]) if row else None
+
+    def insert_jobs(self, jobs):
+        with self.atomic(), self.cursor() as cursor:
+            cursor.execute(SQL_NOW, [])
+            now = cursor.fetchone()[0]
+            try:
+                # The driver's COPY bypasses Django's cursor wrapper: map its errors here.
+                with self.connection.wrap_database_errors, cursor.cursor.copy(SQL_COPY_JOBS) as copy:
+                    for job in jobs:
+                        run_at = job.run_at if job.run_at is not None else now + timedelta(seconds=job.delay_seconds)
+                        copy.write_row((
+                            job.id, job.queue, job.task, job.args_json, job.kwargs_json, job.priority,
+                            "available", run_at, 0, job.max_attempts, 0, None, job.fingerprint, "[]",
+                            job.tags_json, job.retention_class, now,
+                        ))
+            except IntegrityError as exc:
+                raise self.job_id_conflict(exc) from exc
+            cursor.execute(SQL_NOTIFY, [])
+
+    def claim_jobs(self, worker_id, queues, limit, lease_seconds):
+        with self.cursor() as cursor:
+            if queues:
+                cursor.execute(SQL_CLAIM_QUEUES, [list(queues), limit, worker_id, lease_seconds])
+            else:
+                cursor.execute(SQL_CLAIM_ANY_QUEUE, [limit, worker_id, lease_seconds])
+            rows = cursor.fetchall()
+        return [ClaimedJob(*row) for row in rows]
+
+    def renew_leases(self, worker_id, leases, lease_seconds):
+        if not leases:
+            return set()
+        ids, fences = zip(*leases)
+        with self.cursor() as cursor:
+            cursor.execute(SQL_RENEW_HELD, [lease_seconds, [str(i) for i in ids], list(fences), worker_id])
+            return {row[0] for row in cursor.fetchall()}
+
+    def complete_jobs(self, completions):
+        if not completions:
+            return set()
+        with self.cursor() as cursor:
+            cursor.execute(SQL_COMPLETE_BATCH, [
+                [str(c.job_id) for c in completions],
+                [c.fence for c in completions],
+                [c.result_json for c in completions],
+            ])
+            return {row[0] for row in cursor.fetchall()}
+
+    def fail_job(self, job_id, fence, error_json, retry_delay_seconds, give_up=False):
+        with self.cursor() as cursor:
+            cursor.execute(SQL_FAIL, {
+                "give_up": give_up, "delay": retry_delay_seconds, "error": error_json,
+                "id": job_id, "fence": fence,
+            })
+            self.fenced(cursor, job_id, fence)
+            return cursor.fetchone()[0]
+
+    def release_rescued(self, cursor, released):
+        ids, errors = zip(*released)
+        cursor.execute(SQL_RESCUE_RELEASE_BATCH, [[str(i) for i in ids], list(errors)])

@@ -1,0 +1,55 @@
+"""The values that cross the store boundary: a job to insert, a claimed job, an acknowledgement,
+a sweep batch. Importable as ``django_headgate.store.base.<name>``."""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+
+@dataclass(frozen=True, slots=True)
+class NewJob:
+    """A validated job ready to insert; JSON fields are already serialised text."""
+
+    id: object
+    queue: str
+    task: str
+    args_json: str
+    kwargs_json: str
+    priority: int
+    run_at: datetime | None  # absolute start time, or None for now + delay_seconds
+    delay_seconds: float
+    max_attempts: int
+    unique_key: str | None
+    fingerprint: str
+    tags_json: str
+    retention_class: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimedJob:
+    """A job this worker now leases. ``attempt`` counts this run; ``fence`` guards its writes."""
+
+    id: object
+    queue: str
+    task: str
+    args_json: str
+    kwargs_json: str
+    attempt: int
+    max_attempts: int
+    fence: int
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """A successful run to acknowledge: result is JSON text or None."""
+
+    job_id: object
+    fence: int
+    result_json: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SweepBatch:
+    """One retention sweep transaction: hot rows deleted, and how many of them were archived."""
+
+    evicted: int
+    archived: int

@@ -1,0 +1,45 @@
+"""SQLite store: the embedded development default.
+
+SQLite has one writer at a time, so claims need no SKIP LOCKED: the claim is a single
+``UPDATE ... WHERE id IN (SELECT ... LIMIT n) RETURNING`` and writers queue on the database lock
+(set ``OPTIONS = {"timeout": 30, "transaction_mode": "IMMEDIATE"}`` and WAL). Times are text in
+Django's format (UTC); the store clock is ``strftime('%Y-%m-%d %H:%M:%f', 'now')``. There is no
+LISTEN/NOTIFY and no cluster-wide lock: singleton duties are exclusive only within a process.
+Statements live in the section modules (``jobs``, ``heartbeats``, ``sweep``).
+"""
+
+from datetime import timezone
+
+from django.utils.dateparse import parse_datetime
+
+from ..base import BaseStore
+from . import heartbeats, jobs, sweep
+from .heartbeats import SQLiteHeartbeats
+from .jobs import SQLiteJobs
+from .sweep import SQLiteSweep
+
+# SQLite allows 32,766 bound parameters per statement; 13 per row.
+INSERT_BATCH_ROWS = 500
+
+
+def seconds_modifier(seconds):
+    """A bound strftime modifier for ``seconds`` (never built from caller text)."""
+    return f"{float(seconds):+.6f} seconds"
+
+
+class SQLiteStore(SQLiteJobs, SQLiteHeartbeats, SQLiteSweep, BaseStore):
+    vendor = "sqlite"
+    statements = (jobs, heartbeats, sweep)
+    INSERT_BATCH_ROWS = INSERT_BATCH_ROWS
+
+    def duration_param(self, seconds):
+        return seconds_modifier(seconds)  # a strftime modifier such as '+30.000000 seconds'
+
+    def from_db_datetime(self, value):
+        # Declared datetime columns arrive parsed (Django registers a converter); expressions
+        # such as the store clock arrive as text.
+        if value is None:
+            return None
+        if isinstance(value, str):
+            value = parse_datetime(value)
+        return value.replace(tzinfo=timezone.utc)

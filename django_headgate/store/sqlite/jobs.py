@@ -1,0 +1,94 @@
+"""SQLite store, jobs section: enqueue, claim (one ``UPDATE ... RETURNING``; the single writer
+makes it atomic), fenced writes and rescue."""
+
+from django.db import IntegrityError
+
+from ..fragments import (  # noqa: F401  (SQL_GET_STATE: a statement of this vendor)
+    CANCEL, CLAIM_ORDER, CLAIMED_COLUMNS, COMPLETE, FENCED, FENCED_LEASE, INSERT_JOB_ROW,
+    INSERT_JOBS_HEAD, READY, RESCUE_SELECT, RETRY, SET_PROGRESS, SQL_GET_STATE, fail_statement,
+    placeholders, rescue_release_statement,
+)
+from ..records import ClaimedJob
+
+# '%%' because every statement runs with a parameter list: Django's SQLite cursor then turns '%%'
+# into '%', and its DEBUG query log formats ``sql % params`` (a bare '%Y' would raise there).
+NOW = "strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now')"
+# now + a bound modifier such as '+2.500 seconds' (see SQLiteStore.duration_param)
+NOW_PLUS = "strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', %s)"
+# The expires_at of a job turning terminal now (durations are integer microseconds; NULL =
+# forever makes the modifier NULL and so the result NULL).
+EXPIRES_NOW = (
+    "strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', "
+    "(SELECT '+' || (rc.duration / 1000000.0) || ' seconds' FROM headgate_retention_class rc "
+    "WHERE rc.\"key\" = headgate_job.retention_class))"
+)
+# An errors entry ({error}: JSON) stamped with the store clock, appended to the JSON list.
+APPEND_ERROR = f"json_insert(errors, '$[#]', json_set({{error}}, '$.at', {NOW}))"
+# Duplicate keys by extended result code (sqlite3 names them), not by message text.
+UNIQUE_VIOLATIONS = ("SQLITE_CONSTRAINT_PRIMARYKEY", "SQLITE_CONSTRAINT_UNIQUE")
+
+SQL_NOW = f"SELECT {NOW}"
+
+SQL_INSERT_JOB_ROW = INSERT_JOB_ROW.format(now=NOW, delay=NOW_PLUS)
+SQL_INSERT_JOBS_HEAD = INSERT_JOBS_HEAD
+SQL_INSERT_JOB = (
+    SQL_INSERT_JOBS_HEAD + SQL_INSERT_JOB_ROW + " ON CONFLICT (unique_key) DO NOTHING RETURNING created_at, run_at"
+)
+
+SQL_CANCEL = CANCEL.format(now=NOW, expires_now=EXPIRES_NOW, returning="RETURNING state")
+SQL_RETRY = RETRY.format(now=NOW, greatest="max", returning="RETURNING state")
+
+# Claim in one statement; SQLite's single writer makes the subquery + update atomic. RETURNING
+# has no order: priority and run_at come back so that the claim order can be restored.
+SQL_CLAIM = f"""
+UPDATE headgate_job
+SET state = 'running', attempts = attempts + 1, fence = fence + 1, lease_owner = %s,
+    lease_expires_at = {NOW_PLUS}, started_at = {NOW}
+WHERE id IN (
+    SELECT id FROM headgate_job
+    WHERE {READY.format(now=NOW)} {{queue_filter}}
+    {CLAIM_ORDER}
+    LIMIT %s
+)
+RETURNING {CLAIMED_COLUMNS}, priority, run_at
+"""
+SQL_RENEW = f"UPDATE headgate_job SET lease_expires_at = {NOW_PLUS} WHERE {FENCED_LEASE}"
+SQL_COMPLETE = COMPLETE.format(now=NOW, expires_now=EXPIRES_NOW)
+SQL_FAIL = fail_statement(NOW, EXPIRES_NOW, APPEND_ERROR, NOW_PLUS)
+SQL_SET_PROGRESS = SET_PROGRESS.format(value="%s")
+SQL_APPEND_OUTPUT = f"UPDATE headgate_job SET output = substr(coalesce(output, '') || %s, -%s) WHERE {FENCED}"
+
+# Rescue: lapsed leases (the single writer stands in for SKIP LOCKED), released one by one.
+SQL_RESCUE_SELECT = RESCUE_SELECT.format(now=NOW, lock="")
+SQL_RESCUE_RELEASE = rescue_release_statement(NOW, EXPIRES_NOW, APPEND_ERROR)
+
+
+class SQLiteJobs:
+    def is_unique_violation(self, exc):
+        return getattr(exc.__cause__, "sqlite_errorname", None) in UNIQUE_VIOLATIONS
+
+    def insert_job(self, job):
+        try:
+            with self.cursor() as cursor:
+                cursor.execute(SQL_INSERT_JOB, self.job_params(job))
+                row = cursor.fetchone()
+        except IntegrityError as exc:
+            # unique_key conflicts are absorbed by ON CONFLICT: this is the primary key.
+            raise self.job_id_conflict(exc, job.id) from exc
+        if row is None:
+            return None
+        return self.from_db_datetime(row[0]), self.from_db_datetime(row[1])
+
+    def claim_jobs(self, worker_id, queues, limit, lease_seconds):
+        if queues:
+            sql = SQL_CLAIM.format(queue_filter=f"AND queue IN ({placeholders(len(queues))})")
+            params = [worker_id, self.duration_param(lease_seconds), *queues, limit]
+        else:
+            sql = SQL_CLAIM.format(queue_filter="")
+            params = [worker_id, self.duration_param(lease_seconds), limit]
+        with self.cursor() as cursor:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
+        # Highest priority first, then oldest run_at (one text format: it sorts as it reads).
+        rows.sort(key=lambda row: (-row[-2], row[-1]))
+        return [ClaimedJob(self.from_db_uuid(row[0]), *row[1:-2]) for row in rows]
