@@ -2,7 +2,9 @@
 
 Precedence at enqueue (DESIGN §6): explicit ``retention_class=`` / ``retain_forever=True`` >
 the queue's storage policy > ``standard_30d``. Classes are immutable once registered and never
-deleted, so a key seen once stays valid: known keys are cached per process.
+deleted, so a key seen once on a database stays valid there: known keys are cached per process
+and per database alias (each alias has its own ``headgate_retention_class`` table, and no foreign
+key catches a job whose class is missing on its database: it would never expire).
 """
 
 import time
@@ -17,15 +19,17 @@ FOREVER_CLASS = "forever"
 # its own changes at once (policy writes call forget_queue_policies()).
 QUEUE_POLICY_CACHE_SECONDS = 5.0
 
-_known_keys = set()
+_known_keys = {}  # alias -> {class key known to exist on that database}
 _queue_classes = {}  # alias -> (loaded at monotonic time, {queue: class key})
 
 
 def class_exists(key, using):
-    if key in _known_keys:
+    """True when the retention class ``key`` is registered on the database ``using``."""
+    known = _known_keys.setdefault(using, set())
+    if key in known:
         return True
     if RetentionClass.objects.using(using).filter(key=key).exists():
-        _known_keys.add(key)
+        known.add(key)
         return True
     return False
 

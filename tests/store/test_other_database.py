@@ -1,9 +1,12 @@
 """HEADGATE["DATABASE"] puts every Headgate read and write on another alias; the router follows."""
 
+from datetime import timedelta
+
 import pytest
 from django.db import connections, transaction
 
 import django_headgate as headgate
+from django_headgate.exceptions import UnknownRetentionClass
 from django_headgate.models import Job
 from django_headgate.router import HeadgateRouter
 from django_headgate.worker import Worker
@@ -44,3 +47,16 @@ def test_router_allows_migrations_only_there(on_jobs_database):
     assert router.allow_migrate("default", "headgate") is False
     assert router.allow_migrate("default", "auth") is None
     assert connections["jobs"].settings_dict["NAME"] != connections["default"].settings_dict["NAME"]
+
+
+def test_a_retention_class_known_on_one_alias_is_not_assumed_on_another():
+    # No foreign key ties a job to its class: a job whose class is missing on its database
+    # would never expire. The known-class cache is per alias, so the second enqueue is refused.
+    headgate.register_retention_class("short_1d", timedelta(days=1))
+    headgate.enqueue("tests.testapp.tasks.noop", retention_class="short_1d")  # cached for default
+    with pytest.raises(UnknownRetentionClass):
+        headgate.enqueue("tests.testapp.tasks.noop", retention_class="short_1d", using="jobs")
+    assert Job.objects.using("jobs").count() == 0
+    headgate.register_retention_class("short_1d", timedelta(days=1), using="jobs")
+    job = headgate.enqueue("tests.testapp.tasks.noop", retention_class="short_1d", using="jobs")
+    assert Job.objects.using("jobs").get(pk=job.id).retention_class == "short_1d"

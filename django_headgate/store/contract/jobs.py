@@ -30,13 +30,25 @@ class JobsContract:
 
     # -- enqueue ------------------------------------------------------------------------------
 
-    @vendor_supplies
+    @runs("SQL_INSERT_JOB")
     def insert_job(self, job):
         """Insert one job in the caller's transaction and wake idle workers on commit.
 
         Returns ``(created_at, run_at)``, or ``None`` when ``job.unique_key`` is already held by
         a hot row (nothing was written). Raises ``JobIdConflict`` for a duplicate ``id``.
+
+        Default: ``SQL_INSERT_JOB`` with ``ON CONFLICT (unique_key) DO NOTHING RETURNING
+        created_at, run_at``, so a duplicate key error can only be the primary key's.
         """
+        try:
+            with self.cursor() as cursor:
+                cursor.execute(self.sql.SQL_INSERT_JOB, self.job_params(job))
+                row = cursor.fetchone()
+        except IntegrityError as exc:
+            raise self.job_id_conflict(exc, job.id) from exc
+        if row is None:
+            return None
+        return self.from_db_datetime(row[0]), self.from_db_datetime(row[1])
 
     @runs("SQL_INSERT_JOBS_HEAD", "SQL_INSERT_JOB_ROW")
     def insert_jobs(self, jobs):

@@ -119,16 +119,6 @@ class PostgreSQLJobs:
     def is_unique_violation(self, exc):
         return getattr(exc.__cause__, "sqlstate", None) == "23505"  # unique_violation
 
-    def insert_job(self, job):
-        try:
-            with self.cursor() as cursor:
-                cursor.execute(SQL_INSERT_JOB, self.job_params(job))
-                row = cursor.fetchone()
-        except IntegrityError as exc:
-            # unique_key conflicts are absorbed by ON CONFLICT: this is the primary key.
-            raise self.job_id_conflict(exc, job.id) from exc
-        return (row[0], row[1]) if row else None
-
     def insert_jobs(self, jobs):
         with self.atomic(), self.cursor() as cursor:
             cursor.execute(SQL_NOW, [])

@@ -1,8 +1,6 @@
 """SQLite store, jobs section: enqueue, claim (one ``UPDATE ... RETURNING``; the single writer
 makes it atomic), fenced writes and rescue."""
 
-from django.db import IntegrityError
-
 from ..fragments import (  # noqa: F401  (SQL_GET_STATE: a statement of this vendor)
     CANCEL, CLAIM_ORDER, CLAIMED_COLUMNS, COMPLETE, FENCED, FENCED_LEASE, INSERT_JOB_ROW,
     INSERT_JOBS_HEAD, READY, RESCUE_SELECT, RETRY, SET_PROGRESS, SQL_GET_STATE, fail_statement,
@@ -66,18 +64,6 @@ SQL_RESCUE_RELEASE = rescue_release_statement(NOW, EXPIRES_NOW, APPEND_ERROR)
 class SQLiteJobs:
     def is_unique_violation(self, exc):
         return getattr(exc.__cause__, "sqlite_errorname", None) in UNIQUE_VIOLATIONS
-
-    def insert_job(self, job):
-        try:
-            with self.cursor() as cursor:
-                cursor.execute(SQL_INSERT_JOB, self.job_params(job))
-                row = cursor.fetchone()
-        except IntegrityError as exc:
-            # unique_key conflicts are absorbed by ON CONFLICT: this is the primary key.
-            raise self.job_id_conflict(exc, job.id) from exc
-        if row is None:
-            return None
-        return self.from_db_datetime(row[0]), self.from_db_datetime(row[1])
 
     def claim_jobs(self, worker_id, queues, limit, lease_seconds):
         if queues:
