@@ -62,10 +62,10 @@ class BaseStore(JobsContract, HeartbeatsContract, SweepContract):
             for name, value in vars(module).items() if name.startswith("SQL_")
         })
         statements, methods = contract_gaps(cls, cls.sql)
-        if statements:
-            raise TypeError(f"{cls.__name__} must define the statements {', '.join(statements)}.")
-        if methods:
-            raise TypeError(f"{cls.__name__} must implement {', '.join(methods)}().")
+        gaps = [f"define the statements {', '.join(statements)}"] if statements else []
+        gaps += [f"implement {', '.join(methods)}"] if methods else []
+        if gaps:
+            raise TypeError(f"The store {cls.__name__} must {' and '.join(gaps)}.")
 
     def __init__(self, alias):
         self.alias = alias
