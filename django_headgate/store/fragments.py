@@ -44,7 +44,7 @@ RESCUE_SELECT = (
     "WHERE state = 'running' AND lease_expires_at < {now} ORDER BY lease_expires_at LIMIT %s {lock}"
 )
 RELEASE_LEASE = "lease_owner = NULL, lease_expires_at = NULL"
-# Expired terminal rows, oldest expiry first (headgate_job_expires_idx).
+# Expired terminal rows (headgate_job_expires_idx); non-terminal rows never qualify.
 SWEEP_ELIGIBLE = f"state IN {TERMINAL_STATES_SQL} AND expires_at <= {{now}}"
 
 # Fenced progress write ({value}: the bound JSON, cast where the vendor needs it).
