@@ -6,6 +6,7 @@ import types
 import pytest
 
 from django_headgate.exceptions import UnsupportedOnVendor
+from django_headgate.store import get_store
 from django_headgate.store.base import BaseStore
 from django_headgate.store.contract import contract_gaps
 from django_headgate.store.mysql import MySQLStore
@@ -60,3 +61,15 @@ def test_listen_for_jobs_runs_where_supported_and_is_refused_elsewhere(store):
     listener.start()
     listener.join(timeout=10)
     assert not listener.is_alive()
+
+
+@pytest.mark.django_db(transaction=True, databases=["default", "jobs"])
+def test_singleton_lock_is_scoped_to_the_database(store):
+    """A singleton taken on one database leaves the same duty free on another database of the
+    same server (MySQL's GET_LOCK names are server-wide, PostgreSQL's advisory locks per database)."""
+    if store.vendor == "sqlite":
+        pytest.skip("SQLite: singleton locks are in-process only (no server to share)")
+    other = get_store("jobs")
+    with store.singleton_lock("headgate.scope-test") as taken_here:
+        with other.singleton_lock("headgate.scope-test") as taken_there:
+            assert taken_here and taken_there

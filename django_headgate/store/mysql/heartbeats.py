@@ -1,6 +1,8 @@
 """MySQL / MariaDB store, heartbeats section: heartbeat rows, their prune (SELECT ... SKIP LOCKED
 then DELETE, under a statement time budget) and GET_LOCK advisory locks."""
 
+import hashlib
+
 from ..fragments import (  # noqa: F401  (SQL_DELETE_HEARTBEAT: a statement of this vendor)
     DELETE_HEARTBEATS, EXCLUDE_OWN_HEARTBEAT, RENEW_HEARTBEAT, SQL_DELETE_HEARTBEAT,
     STALE_HEARTBEATS, placeholders, register_heartbeat,
@@ -25,11 +27,24 @@ MYSQL_BUDGET_HINTS = "/*+ MAX_EXECUTION_TIME(%s) SET_VAR(lock_wait_timeout = %s)
 # Prune step 2: delete the rows step 1 locked (same transaction; primary key).
 SQL_PRUNE_HEARTBEATS_DELETE = DELETE_HEARTBEATS
 
+# GET_LOCK names are server-wide (not per database, unlike PostgreSQL's advisory locks): the
+# name is prefixed with the database name so two installations on one server never share a
+# singleton. Names are limited to 64 characters, so a long one is hashed.
 SQL_TRY_LOCK = "SELECT GET_LOCK(%s, 0)"
 SQL_UNLOCK = "SELECT RELEASE_LOCK(%s)"
 
 
+GET_LOCK_MAX_NAME = 64
+
+
 class MySQLHeartbeats:
+    def lock_param(self, name):
+        """``<database>:<name>``, or ``headgate:<sha256 prefix>`` of it when over 64 characters."""
+        scoped = f"{self.connection.settings_dict['NAME']}:{name}"
+        if len(scoped) <= GET_LOCK_MAX_NAME:
+            return scoped
+        return "headgate:" + hashlib.sha256(scoped.encode()).hexdigest()[:48]
+
     def prune_heartbeats(self, retention_seconds, limit, exclude=None, timeout_seconds=5.0):
         lock_seconds = max(1, round(timeout_seconds))
         if self.connection.mysql_is_mariadb:
