@@ -83,6 +83,8 @@ if django.VERSION >= (6, 0):
     TASKS = {"default": {
         "BACKEND": "django_headgate.backends.tasks.HeadgateBackend",
         "QUEUES": ["default", "other"],
+    }, "immediate": {  # Tasks of Django's own class, moved to Headgate with .using(backend=...)
+        "BACKEND": "django.tasks.backends.immediate.ImmediateBackend",
     }}
 LOGGING = {
     "version": 1,

@@ -26,7 +26,14 @@ from ..exceptions import HeadgateError, InvalidJob
 from ..ids import uuid7
 from ..validation import check_max_attempts, check_queue_name, check_tags, check_unique_key
 from .checks import E_TASKS_OPTIONS, E_TASKS_QUEUE
-from .task_results import RUNNER_PATH, build_payload, is_task_job, task_for_job, task_result_for_job
+from .task_results import (
+    RUNNER_PATH,
+    build_payload,
+    is_payload,
+    is_task_job,
+    task_for_job,
+    task_result_for_job,
+)
 
 #: Headgate options a Task (or the backend's OPTIONS, except unique_key) can set.
 TASK_OPTION_NAMES = ("max_attempts", "retention_class", "unique_key", "tags")
@@ -114,6 +121,31 @@ class HeadgateTask(Task):
         }
         return replace(task, **changes) if changes else task
 
+    def __call__(self, *args, **kwargs):
+        """Run this Task for the Headgate job that names it: called by the worker only.
+
+        A Tasks-backend job's ``task`` is this Task's dotted path, so the worker resolves the
+        path to this object and calls it with the job's ``kwargs`` (the payload); the call goes
+        to the runner (:func:`~.task_runner.run_django_task`). Anywhere else a Task is not
+        callable, as in Django: ``TypeError``.
+        """
+        from ..worker.context import current_job
+        from .task_runner import run_django_task
+
+        job = current_job()
+        if (job is None or args or job.task != self.module_path
+                or not is_payload(job.task, kwargs) or kwargs["task_path"] != self.module_path):
+            raise TypeError(f"Task {self.module_path!r} is not callable: use .enqueue() to queue it "
+                            "or .call() to run its function now.")
+        return run_django_task(**kwargs)
+
+
+def stored_task_path(task):
+    """The ``task`` column of the Task's job: its own dotted path, which the worker resolves to
+    the (callable) HeadgateTask. A Task of another class (made for another backend, then moved
+    with ``.using(backend=...)``) is not callable, so its job names the runner instead."""
+    return task.module_path if isinstance(task, HeadgateTask) else RUNNER_PATH
+
 
 class HeadgateBackend(BaseTaskBackend):
     """Django Tasks backend that runs Tasks on Headgate workers (``manage.py headgate_worker``)."""
@@ -185,7 +217,7 @@ class HeadgateBackend(BaseTaskBackend):
                 f"TASKS[{self.alias!r}]['OPTIONS'] is invalid: {' '.join(self.option_errors)}")
         payload = build_payload(task, self.alias, normalize_json(args), normalize_json(kwargs))
         job_id = uuid7()
-        job = api.enqueue(RUNNER_PATH, kwargs=payload, queue=task.queue_name, priority=task.priority,
+        job = api.enqueue(stored_task_path(task), kwargs=payload, queue=task.queue_name, priority=task.priority,
                           run_at=task.run_after, job_id=job_id, **self.job_options(task))
         result = task_result_for_job(job, task)
         if job.id == job_id:  # not an idempotent replay of an existing job

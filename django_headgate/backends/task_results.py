@@ -1,9 +1,12 @@
 """Headgate job rows seen as Django Tasks results (Django >= 6.0).
 
-A Django Task is stored as an ordinary Headgate job whose task is the runner
-(``RUNNER_PATH``) and whose ``kwargs`` are the *payload*: the Task's dotted path, the backend
-alias and the Task's own arguments. This module holds that payload format and the mapping from a
-job row to a :class:`~django.tasks.TaskResult`: status, errors, worker ids, return value.
+A Django Task is stored as an ordinary Headgate job whose ``task`` is the Task's own dotted
+path (what the admin, its filters and ``headgate_status`` show) and whose ``kwargs`` are the
+*payload*: the same path, the backend alias and the Task's own arguments. Rows written before
+migration 0005 (and Tasks created for another backend's task class) name the runner
+(``RUNNER_PATH``) instead; both forms are Tasks-backend rows. This module holds that payload
+format and the mapping from a job row to a :class:`~django.tasks.TaskResult`: status, errors,
+worker ids, return value.
 """
 
 import builtins
@@ -14,8 +17,12 @@ from django.utils.module_loading import import_string
 
 from ..models import JobState
 
-#: The Headgate task of every Django Tasks job (a stable path: it is stored in job rows).
+#: The runner's path: the ``task`` of Tasks-backend rows written before migration 0005, and of
+#: Tasks whose class is not HeadgateTask (a stable path: it is stored in job rows).
 RUNNER_PATH = "django_headgate.backends.tasks.run_django_task"
+
+#: The keys of a Tasks-backend job's ``kwargs``, exactly.
+PAYLOAD_KEYS = frozenset({"task_path", "backend", "args", "kwargs"})
 
 #: The worker id reported for an attempt whose worker is not recorded.
 UNKNOWN_WORKER = "unknown"
@@ -37,8 +44,15 @@ def build_payload(task, backend_alias, args, kwargs):
     return {"task_path": task.module_path, "backend": backend_alias, "args": args, "kwargs": kwargs}
 
 
+def is_payload(task, kwargs):
+    """True when a row's ``task`` and ``kwargs`` are those of a Tasks-backend job: the payload's
+    exact keys, and ``task`` either the Task's own path or the runner's."""
+    return (isinstance(kwargs, dict) and kwargs.keys() == PAYLOAD_KEYS
+            and task in (kwargs["task_path"], RUNNER_PATH))
+
+
 def is_task_job(job):
-    return job.task == RUNNER_PATH and isinstance(job.kwargs, dict) and "task_path" in job.kwargs
+    return is_payload(job.task, job.kwargs)
 
 
 def build_result_envelope(return_value, worker_id):

@@ -1,7 +1,9 @@
 """The Headgate task that runs a Django Task inside a worker, and sends the framework's signals.
 
-Every Django Tasks job has ``task = RUNNER_PATH``; the worker calls :func:`run_django_task` like
-any other task function, so the worker itself knows nothing of Django Tasks. The runner reads
+A Django Tasks job's ``task`` is the Task's own dotted path: the worker resolves it to the
+:class:`~.task_backend.HeadgateTask` object, whose ``__call__`` hands the job's payload to
+:func:`run_django_task` (older rows name ``RUNNER_PATH``, which the worker calls directly), so the
+worker itself knows nothing of Django Tasks. The runner reads
 the job row, rebuilds the Task and its TaskResult, sends ``task_started``, calls the function
 (with a ``TaskContext`` when the Task ``takes_context``), then sends ``task_finished`` with the
 status the worker's acknowledgement is about to record: SUCCESSFUL, FAILED on the last attempt,

@@ -10,7 +10,7 @@ from django.tasks.exceptions import TaskResultDoesNotExist, TaskResultMismatch
 from django.tasks.signals import task_enqueued
 
 import django_headgate as headgate
-from django_headgate.backends.tasks import RUNNER_PATH, HeadgateBackend
+from django_headgate.backends.tasks import HeadgateBackend
 from django_headgate.ids import uuid7
 from django_headgate.models import Job
 from tests.testapp import django_tasks
@@ -33,7 +33,7 @@ def enqueued_signals():
 def test_enqueue_writes_one_headgate_job():
     result = django_tasks.add.enqueue(2, 3)
     job = Job.objects.get(pk=result.id)
-    assert job.task == RUNNER_PATH
+    assert job.task == "tests.testapp.django_tasks.add"  # the real Task, not the runner
     assert job.kwargs == {
         "task_path": "tests.testapp.django_tasks.add", "backend": "default", "args": [2, 3], "kwargs": {},
     }

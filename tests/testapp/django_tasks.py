@@ -55,6 +55,12 @@ def not_json():
     return {1, 2}
 
 
+@task(backend="immediate")
+def on_immediate(value):
+    """A Task of Django's own class (ImmediateBackend's), not a HeadgateTask."""
+    return value
+
+
 def plain_function(value):
     """Not decorated: tests build Tasks from it (module level, so the framework accepts it)."""
     return value
