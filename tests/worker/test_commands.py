@@ -43,3 +43,18 @@ def test_maintain_once_reports_each_duty():
 def test_maintain_refuses_unknown_duty():
     with pytest.raises(CommandError, match="Unknown duty"):
         call_command("headgate_maintain", "--once", "--duty", "nope")
+
+
+@pytest.mark.parametrize("command", ["headgate_worker", "headgate_maintain"])
+def test_a_changed_class_duration_stops_the_command_with_one_clear_line(command):
+    from datetime import timedelta
+
+    from django.test import override_settings
+
+    headgate.register_retention_class("audit_1y", timedelta(days=365))
+    with override_settings(HEADGATE={"RETENTION_CLASSES": {"audit_1y": timedelta(days=30)}}):
+        with pytest.raises(CommandError) as raised:
+            call_command(command, "--burst" if command == "headgate_worker" else "--once")
+    message = str(raised.value)
+    assert message.startswith("HEADGATE['RETENTION_CLASSES'] cannot be applied: Retention class 'audit_1y'")
+    assert "365 days" in message and "30 days" in message and "\n" not in message

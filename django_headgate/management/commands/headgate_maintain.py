@@ -6,6 +6,8 @@ import signal
 
 from django.core.management.base import BaseCommand, CommandError
 
+from ..startup import require_configured_classes
+
 from ...maintenance.runner import DUTIES, MaintenanceRunner
 
 VERBOSITY_LOG_LEVELS = {0: logging.ERROR, 1: logging.WARNING, 2: logging.INFO, 3: logging.DEBUG}
@@ -25,6 +27,7 @@ class Command(BaseCommand):
         unknown = set(options["duties"] or ()) - known
         if unknown:
             raise CommandError(f"Unknown duty {', '.join(sorted(unknown))}; known: {', '.join(sorted(known))}.")
+        require_configured_classes()
         runner = MaintenanceRunner(duty_names=options["duties"])
         if options["once"]:
             outcomes = runner.run_once()

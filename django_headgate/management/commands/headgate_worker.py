@@ -7,6 +7,8 @@ import signal
 
 from django.core.management.base import BaseCommand, CommandError
 
+from ..startup import require_configured_classes
+
 from ...validation import QUEUE_NAME_RE
 from ...worker import Worker
 
@@ -74,6 +76,7 @@ class Command(BaseCommand):
         show_progress = options["progress"]
         if show_progress is None:
             show_progress = self.stdout.isatty()
+        require_configured_classes()
         maintenance = self._maintenance(options) if options["with_maintenance"] else None
         worker = Worker(
             queues=options["queues"], concurrency=options["concurrency"],
