@@ -8,7 +8,7 @@ import json
 from datetime import datetime, timezone
 
 from django.utils import formats, timezone as dj_timezone
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
 #: What the admin shows in place of a payload the user may not see.
 WITHHELD = "withheld"
@@ -25,6 +25,34 @@ def text_block(value):
     if not value:
         return "-"
     return format_html('<pre class="headgate-text">{}</pre>', value)
+
+
+def error_blocks(errors):
+    """A job's ``errors`` list, one block per attempt: a heading line (attempt, time, exception
+    type and message) and the traceback as preformatted text (newlines kept, never JSON-escaped)."""
+    entries = [entry for entry in errors or [] if isinstance(entry, dict)]
+    if not entries:
+        return "-"
+    return format_html_join("", '<div class="headgate-error"><p class="headgate-error-title">{}</p>{}</div>', (
+        (_error_title(entry), text_block(entry.get("traceback")) if entry.get("traceback") else "")
+        for entry in entries))
+
+
+def _error_title(entry):
+    parts = [f"Attempt {entry.get('attempt', '?')}"]
+    if entry.get("at"):
+        parts.append(str(entry["at"]))
+    if entry.get("worker_id"):
+        parts.append(f"worker {entry['worker_id']}")
+    head = ", ".join(parts)
+    return f"{head}: {entry.get('type') or 'Error'}: {entry.get('message', '')}"
+
+
+def compact_datetime(value):
+    """A datetime as ``YYYY-MM-DD HH:MM:SS`` in the current time zone (narrow list columns)."""
+    if value is None:
+        return "-"
+    return formats.date_format(dj_timezone.template_localtime(value), "Y-m-d H:i:s")
 
 
 def ms_to_datetime(value_ms):

@@ -13,7 +13,9 @@ SECRET_ARG = "card-4111-1111-1111-1111"
 SECRET_KWARG = "hunter2-password"
 SECRET_RESULT = "private-result-value"
 DAY_MS = 86_400_000
-STANDARD_DURATION = timedelta(days=30)  # of the class standard_30d the jobs get
+STANDARD_DURATION = timedelta(days=30)
+TRACEBACK = ('Traceback (most recent call last):\n  File "tests/testapp/tasks.py", line 9, in noop\n'
+             '    raise ValueError("boom")\nValueError: boom\n')  # of the class standard_30d the jobs get
 
 
 def make_archived(count=1, *, queue="billing", month=None, state=JobState.SUCCEEDED, tag="audit",
@@ -51,7 +53,8 @@ def make_jobs(count=1, *, queue="default", state=JobState.AVAILABLE, tags=("blue
             finished_at=now if terminal else None,
             expires_at=now + STANDARD_DURATION if terminal else None,
             unique_key=f"{unique_key}-{n}" if unique_key else None,
-            errors=[{"attempt": 1, "type": "ValueError", "message": "boom"}] if state == JobState.DEAD else [],
+            errors=[{"attempt": 1, "type": "ValueError", "message": "boom", "traceback": TRACEBACK}]
+            if state == JobState.DEAD else [],
             progress={"done": 3, "total": 10}, output="line one\nline two",
         )
         for n in range(count)

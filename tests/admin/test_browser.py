@@ -23,11 +23,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from django_headgate.maintenance.runner import MaintenanceRunner
-from django_headgate.models import ArchivedJob, ArchivePolicy, JobState
+from django_headgate.models import ArchivedJob, ArchivePolicy, Job, JobState
 from tests.factories import WorkerHeartbeatFactory
 
 from .conftest import PASSWORD, POLICY_PERMISSIONS, VIEW_PERMISSIONS, make_user
-from .rows import SECRET_ARG, SECRET_KWARG, SECRET_RESULT, finish_at, make_archived, make_jobs
+from .rows import SECRET_ARG, SECRET_KWARG, SECRET_RESULT, TRACEBACK, finish_at, make_archived, make_jobs
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -122,6 +122,15 @@ class Page:
     def log_out(self):
         self.submit("#logout-form button")
 
+    def fits_viewport(self, css):
+        """True when the first element matching ``css`` is displayed and lies wholly inside the
+        viewport (no horizontal scrolling, no scrolling down)."""
+        element = self.find(css)
+        return element.is_displayed() and self.driver.execute_script(
+            "const r = arguments[0].getBoundingClientRect();"
+            "return r.width > 0 && r.left >= 0 && r.right <= window.innerWidth"
+            " && r.top >= 0 && r.bottom <= window.innerHeight;", element)
+
     def screenshot(self, name):
         """Save the whole page (beyond the viewport, through the DevTools protocol) as
         ``admin-<name>.png``."""
@@ -152,6 +161,35 @@ def seed_rows():
     MaintenanceRunner().run_once()
     make_archived(4, queue="billing", state=JobState.SUCCEEDED)
     make_archived(1, queue="billing", state=JobState.DEAD)
+
+LIST_COLUMNS = ("state", "task", "queue", "attempts_display", "run_at_display", "finished_at_display")
+
+
+def test_job_list_and_detail_fit_1280x800(browser, live_server):
+    """At 1280x800 an operator sees every list column (the state first of all) and the actions
+    without scrolling sideways, and a dead job's Retry button and traceback without scrolling."""
+    make_user("operator", VIEW_PERMISSIONS + ("change_job",))
+    seed_rows()
+    dead = Job.objects.filter(state=JobState.DEAD).order_by("id").first()
+    browser.set_window_size(1280, 800)
+    page = Page(browser, live_server.url)
+    page.log_in("operator")
+    page.open(reverse("admin:headgate_job_changelist"))
+    assert page.driver.execute_script("return window.innerWidth") <= 1280
+    for column in LIST_COLUMNS:
+        assert page.fits_viewport(f"#result_list thead th.column-{column}"), column
+        assert page.fits_viewport(f"#result_list tbody td.field-{column}"), column
+    assert page.driver.execute_script(
+        "return document.documentElement.scrollWidth <= window.innerWidth"), "the list scrolls sideways"
+    assert page.fits_viewport("#changelist-form .actions select[name=action]")
+    page.screenshot("job-list")
+
+    page.open(reverse("admin:headgate_job_change", args=[dead.pk]))
+    assert page.fits_viewport("#headgate-retry-button")
+    traceback = page.find(".field-errors_display pre.headgate-text")
+    assert traceback.text.strip() == TRACEBACK.strip()  # newlines kept, nothing JSON-escaped
+    page.screenshot("job-detail")
+
 
 def test_edit_policy_withhold_and_reveal_in_chromium(browser, live_server):
     make_user("editor", POLICY_PERMISSIONS + VIEW_PERMISSIONS)
@@ -203,10 +241,10 @@ def test_edit_policy_withhold_and_reveal_in_chromium(browser, live_server):
     assert entry.user.username == "auditor"
     assert "chargeback review" in entry.get_change_message()
 
-    # The job list with its state counts, and the dashboard, for the documentation.
+    # The job list with its state counts (the screenshot is taken at 1280x800 above), and the
+    # dashboard, for the documentation.
     page.open(reverse("admin:headgate_job_changelist"))
     assert "Jobs per queue and state" in page.text()
-    page.screenshot("job-list")
     page.open(reverse("admin:headgate_dashboard"))
     assert "Jobs finished per minute" in page.text()
     page.screenshot("dashboard")
