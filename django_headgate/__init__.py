@@ -6,6 +6,9 @@ models before Django's app registry is ready); see ``api.py`` for the functions.
 
 import importlib
 
+#: The package version; pyproject.toml reads it from here (one source of truth).
+__version__ = "0.1.0"
+
 _EXPORTS = {
     "JobSpec": "api",
     "enqueue": "api",
