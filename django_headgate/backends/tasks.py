@@ -2,6 +2,7 @@
 
     TASKS = {"default": {"BACKEND": "django_headgate.backends.tasks.HeadgateBackend"}}
 
+``task`` is Django's ``@task`` decorator with Headgate's options on Django 6.0 as well as 6.1.
 See docs/django-tasks.md. This module imports cleanly on Django 5.2, which has no
 ``django.tasks``: there ``HeadgateBackend`` refuses to be instantiated, and the system check
 ``headgate.E020`` explains that the backend needs Django >= 6.0.
@@ -15,6 +16,7 @@ from .checks import REQUIRES_DJANGO_TASKS, has_django_tasks
 
 if has_django_tasks():
     from .task_backend import HeadgateBackend, HeadgateTask
+    from .task_decorator import task
     from .task_results import RUNNER_PATH
     from .task_runner import run_django_task
 else:  # Django < 6.0
@@ -26,6 +28,9 @@ else:  # Django < 6.0
             raise ImproperlyConfigured(REQUIRES_DJANGO_TASKS.format(version=django.get_version()))
 
     HeadgateTask = None
+
+    def task(function=None, **options):
+        raise ImproperlyConfigured(REQUIRES_DJANGO_TASKS.format(version=django.get_version()))
     RUNNER_PATH = "django_headgate.backends.tasks.run_django_task"
 
     def run_django_task(**payload):
@@ -34,4 +39,4 @@ else:  # Django < 6.0
                           task=payload.get("task_path"))
 
 
-__all__ = ["HeadgateBackend", "HeadgateTask", "RUNNER_PATH", "run_django_task"]
+__all__ = ["HeadgateBackend", "HeadgateTask", "RUNNER_PATH", "run_django_task", "task"]

@@ -1,9 +1,11 @@
 """Headgate's options per Task: @task(...) keyword arguments, .using(...), backend OPTIONS."""
 
+import django
 import pytest
-from django.tasks import default_task_backend
+from django.tasks import default_task_backend, task
 from django.test import override_settings
 
+from django_headgate.backends.tasks import task as headgate_task
 from django_headgate.exceptions import IdempotencyConflict
 from django_headgate.models import Job
 from tests.testapp import django_tasks
@@ -48,3 +50,26 @@ def test_backend_options_are_defaults_the_task_overrides():
         own = Job.objects.get(pk=django_tasks.with_options.using(retention_class="standard_30d").enqueue().id)
     assert (plain.max_attempts, plain.retention_class, plain.tags) == (9, "forever", ["from-options"])
     assert (own.max_attempts, own.retention_class, own.tags) == (7, "standard_30d", ["billing", "tasks"])
+
+
+def test_djangos_own_decorator_takes_headgate_options_from_61_on():
+    """Django 6.1's @task passes extra keyword arguments to HeadgateTask; 6.0's refuses them."""
+    if django.VERSION >= (6, 1):
+        made = task(max_attempts=4, tags=["x"])(django_tasks.plain_function)
+        assert (made.max_attempts, made.tags) == (4, ("x",))
+    else:
+        with pytest.raises(TypeError, match="max_attempts"):
+            task(max_attempts=4)(django_tasks.plain_function)
+
+
+def test_headgate_decorator_takes_the_options_on_every_django_6():
+    made = headgate_task(queue_name="other", max_attempts=4, tags=["x"])(django_tasks.plain_function)
+    assert (made.queue_name, made.max_attempts, made.tags) == ("other", 4, ("x",))
+    assert headgate_task(django_tasks.plain_function).max_attempts is None
+    job = Job.objects.get(pk=made.enqueue(1).id)
+    assert (job.queue, job.max_attempts, job.tags) == ("other", 4, ["x"])
+
+
+def test_headgate_decorator_refuses_options_for_another_backend():
+    with pytest.raises(TypeError, match="need a HeadgateBackend"):
+        headgate_task(backend="immediate", max_attempts=2)(django_tasks.plain_function)

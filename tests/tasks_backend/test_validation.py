@@ -11,6 +11,7 @@ from django.tasks.exceptions import InvalidTask, InvalidTaskBackend
 from django.test import override_settings
 
 from django_headgate.backends.tasks import HeadgateBackend
+from django_headgate.backends.tasks import task as headgate_task
 from django_headgate.exceptions import InvalidArguments, UnknownRetentionClass
 from django_headgate.models import Job
 from tests.testapp import django_tasks
@@ -73,7 +74,7 @@ def test_arguments_must_be_json():
 ])
 def test_bad_headgate_options_are_invalid_tasks(options, message):
     with pytest.raises(InvalidTask, match=message):
-        task(**options)(django_tasks.plain_function)
+        headgate_task(**options)(django_tasks.plain_function)
     with pytest.raises(InvalidTask, match=message):
         django_tasks.add.using(**options)
 

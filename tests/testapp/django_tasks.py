@@ -1,10 +1,14 @@
 """Django Tasks framework ``@task`` functions for tests/tasks_backend (Django >= 6.0 only).
 
-They run on HeadgateBackend (tests/settings.py TASKS["default"]). Side effects go to the
+They run on HeadgateBackend (tests/settings.py TASKS["default"]). Tasks with Headgate options use
+Headgate's ``task`` decorator, which takes them on Django 6.0 too (Django's own takes them from
+6.1 on: tests/tasks_backend/test_headgate_options.py). Side effects go to the
 SideEffect table so tests can see which runs happened and in which order.
 """
 
 from django.tasks import task
+
+from django_headgate.backends.tasks import task as headgate_task
 
 from .models import SideEffect
 
@@ -14,12 +18,12 @@ def add(a, b):
     return a + b
 
 
-@task(max_attempts=1)
+@headgate_task(max_attempts=1)
 def explode(message):
     raise ValueError(message)
 
 
-@task(takes_context=True, max_attempts=3)
+@headgate_task(takes_context=True, max_attempts=3)
 def fail_first_attempt(context, value):
     """Fails on attempt 1; on a later attempt returns what the TaskContext says."""
     if context.attempt == 1:
@@ -40,7 +44,7 @@ def record(token):
     return token
 
 
-@task(queue_name="other", priority=-5, max_attempts=7, retention_class="forever", tags=["billing", "tasks"])
+@headgate_task(queue_name="other", priority=-5, max_attempts=7, retention_class="forever", tags=["billing", "tasks"])
 def with_options():
     return "ok"
 
