@@ -11,6 +11,8 @@ from django.db import connection, connections
 from django_headgate.retention import forget_known_classes
 from django_headgate.store import get_store
 
+from .skip_report import pytest_terminal_summary  # noqa: F401  (a pytest hook: the skip summary)
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -19,6 +19,8 @@ import django_headgate as headgate
 from django_headgate.models import Job, JobState
 from django_headgate.worker import Worker
 
+from ...database import ensure_database
+
 QUEUE = "demo"
 TASKS = "example.demo.tasks"
 SINGLE_ENQUEUES = 10  # jobs enqueued one by one with enqueue(); the rest go through enqueue_many()
@@ -53,6 +55,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, jobs, concurrency, timeout, **options):
         connection = connections["default"]
+        ensure_database(connection, self.stdout.write)
         self.stdout.write(f"Database: {self.describe_database(connection)}")
 
         started = time.monotonic()
