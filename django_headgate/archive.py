@@ -23,7 +23,7 @@ import logging
 from contextlib import nullcontext
 from dataclasses import dataclass
 
-from .archive_months import MONTHS, parse_archive_month
+from .archive_months import parse_archive_month
 from .conf import get_settings
 from .exceptions import ArchivePruneRefused
 from .store import get_store

@@ -17,6 +17,7 @@ from datetime import timedelta
 from django.db import connections, transaction
 
 from .conf import get_settings
+from .durations import describe_duration
 from .exceptions import InvalidPolicy
 from .models import ArchivePolicy, QueueStoragePolicy, RetentionClass
 from .retention import FOREVER_CLASS, STANDARD_CLASS, forget_queue_policies
@@ -48,7 +49,7 @@ def _alias(using):
 
 
 def _describe(duration):
-    return "forever" if duration is None else str(duration)
+    return "forever" if duration is None else describe_duration(duration.total_seconds())
 
 
 # -- retention classes ---------------------------------------------------------------------------
