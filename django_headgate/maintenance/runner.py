@@ -55,7 +55,7 @@ class MaintenanceRunner:
         """Register ``HEADGATE["RETENTION_CLASSES"]`` so they exist before any duty runs
         (DESIGN §6); once per runner. Raises InvalidPolicy when a configured class changed."""
         if not self._prepared:
-            register_configured_classes(using=self.store.alias)
+            register_configured_classes(using=self.store.alias, classes=self.conf.retention_classes)
             self._prepared = True
 
     def exclude_identity(self, identity):
