@@ -23,7 +23,7 @@ import logging
 from contextlib import nullcontext
 from dataclasses import dataclass
 
-from .archive_months import MONTHS, parse_archive_month
+from .archive_months import parse_archive_month
 from .conf import get_settings
 from .exceptions import ArchivePruneRefused
 from .store import get_store
@@ -103,27 +103,3 @@ def _check_prunable(store, partition):
         )
     return now_ms
 
-
-def prune_expired_months(*, using=None):
-    """Prune every closed month whose rows have all expired (the archive prune duty).
-
-    Months without rows are skipped with one probe each; ``rows_not_expired`` is the normal
-    state of a young month and is not logged as a refusal. Returns the months pruned."""
-    store = get_store(using or get_settings().database)
-    now_ms = store.archive_now_ms()
-    pruned = []
-    for partition in MONTHS:
-        if partition.end_ms > now_ms:
-            break
-        if not store.archive_partition_has_rows(partition):
-            continue
-        try:
-            prune_archive_month(partition.key, using=store.alias, log_refusal=False)
-        except ArchivePruneRefused as refusal:
-            if refusal.reason != ROWS_NOT_EXPIRED:
-                logger.warning("Archive month %s not pruned (%s).", partition.key, refusal.reason,
-                               extra={"action": "archive_prune_refused", "reason": refusal.reason,
-                                      "month": partition.key})
-            continue
-        pruned.append(partition.key)
-    return pruned

@@ -15,11 +15,8 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 
+from .durations import DAY, HOUR, MINUTE, describe_duration, plain_number
 from .validation import retention_class_setting_errors
-
-MINUTE = 60
-HOUR = 60 * MINUTE
-DAY = 24 * HOUR
 
 
 @dataclass(frozen=True)
@@ -42,6 +39,51 @@ class Field:
         return "_".join(self.path).lower()
 
 
+#: Every duty's pass shape (River's maintenance services): a pass runs bounded batches until one
+#: comes back short or MAX_BATCHES ran, waiting BATCH_PAUSE (jittered +-25 %) between batches; each
+#: statement of a batch has BATCH_TIMEOUT of server time, and the batch stops issuing statements
+#: once that much wall time passed. A full batch schedules the next pass FULL_BATCH_BACKOFF after
+#: this one started, a failure FAILURE_BACKOFF after it ended. Ranges are inclusive.
+BATCH_PAUSE_DEFAULT = 0.5
+BATCH_PAUSE_RANGE = (0, MINUTE)
+BATCH_TIMEOUT_DEFAULT = 10
+BATCH_TIMEOUT_RANGE = (0.1, 10 * MINUTE)
+MAX_BATCHES_DEFAULT = 100
+MAX_BATCHES_RANGE = (1, 10_000)
+FULL_BATCH_BACKOFF_DEFAULT = 1
+FULL_BATCH_BACKOFF_RANGE = (0, DAY)
+FAILURE_BACKOFF_DEFAULT = MINUTE
+FAILURE_BACKOFF_RANGE = (1, DAY)
+#: The heartbeat prune (DESIGN section 8): one bounded call per pass, a full batch again after a
+#: minute, a failure after an hour, and a statement budget well under HEARTBEAT.STALE_AFTER so a
+#: renewal that waits behind a prune never looks stale.
+HEARTBEAT_PRUNE_MAX_BATCHES_DEFAULT = 1
+HEARTBEAT_PRUNE_TIMEOUT_DEFAULT = 5
+HEARTBEAT_PRUNE_FULL_BATCH_BACKOFF_DEFAULT = MINUTE
+HEARTBEAT_PRUNE_FAILURE_BACKOFF_DEFAULT = HOUR
+#: The archive prune handles closed months; a batch is this many months with rows.
+ARCHIVE_PRUNE_BATCH_SIZE_DEFAULT = 12
+ARCHIVE_PRUNE_BATCH_SIZE_RANGE = (1, 100)
+ARCHIVE_PRUNE_TIMEOUT_DEFAULT = 5 * MINUTE
+
+
+def _duty_fields(section, prefix="", *, timeout=BATCH_TIMEOUT_DEFAULT, max_batches=MAX_BATCHES_DEFAULT,
+                 full_batch_backoff=FULL_BATCH_BACKOFF_DEFAULT, failure_backoff=FAILURE_BACKOFF_DEFAULT):
+    """The pass-shape settings of one duty (see the constants above)."""
+    return (
+        Field((section, f"{prefix}BATCH_PAUSE"), BATCH_PAUSE_DEFAULT, "duration", *BATCH_PAUSE_RANGE,
+              "Pause between two batches of a pass (jittered +-25 %)."),
+        Field((section, f"{prefix}BATCH_TIMEOUT"), timeout, "duration", *BATCH_TIMEOUT_RANGE,
+              "Time limit of one batch (server-side, per statement)."),
+        Field((section, f"{prefix}MAX_BATCHES"), max_batches, "int", *MAX_BATCHES_RANGE,
+              "Batches per pass at most."),
+        Field((section, f"{prefix}FULL_BATCH_BACKOFF"), full_batch_backoff, "duration",
+              *FULL_BATCH_BACKOFF_RANGE, "After a full batch, next pass this long after the start."),
+        Field((section, f"{prefix}FAILURE_BACKOFF"), failure_backoff, "duration", *FAILURE_BACKOFF_RANGE,
+              "After a failed pass, next pass this long after it ended."),
+    )
+
+
 FIELDS = (
     Field(("DATABASE",), "default", "str", doc="Database alias that holds the Headgate tables."),
     Field(("DEFAULT_QUEUE",), "default", "str", doc="Queue used when enqueue() names none."),
@@ -56,15 +98,24 @@ FIELDS = (
     Field(("RETENTION_CLASSES",), {}, "mapping", doc="Retention classes registered at start-up."),
     Field(("RESCUE", "INTERVAL"), 30, "duration", 1, HOUR, "Cadence of the lease-rescue duty."),
     Field(("RESCUE", "BATCH_SIZE"), 500, "int", 1, 10_000, "Expired leases rescued per batch."),
+    *_duty_fields("RESCUE"),
     Field(("SWEEP", "INTERVAL"), MINUTE, "duration", 1, DAY, "Cadence of the retention sweep."),
     Field(("SWEEP", "BATCH_SIZE"), 500, "int", 50, 10_000, "Expired jobs removed per batch."),
+    *_duty_fields("SWEEP"),
     Field(("ARCHIVE_PRUNE", "ENABLED"), False, "bool", doc="Prune expired closed archive months."),
     Field(("ARCHIVE_PRUNE", "INTERVAL"), HOUR, "duration", MINUTE, 30 * DAY, "Archive prune cadence."),
+    Field(("ARCHIVE_PRUNE", "BATCH_SIZE"), ARCHIVE_PRUNE_BATCH_SIZE_DEFAULT, "int",
+          *ARCHIVE_PRUNE_BATCH_SIZE_RANGE, "Closed months holding rows looked at per batch."),
+    *_duty_fields("ARCHIVE_PRUNE", timeout=ARCHIVE_PRUNE_TIMEOUT_DEFAULT),
     Field(("HEARTBEAT", "INTERVAL"), 5, "duration", 1, MINUTE, "How often a worker renews its row."),
     Field(("HEARTBEAT", "STALE_AFTER"), 15, "duration", 3, HOUR, "A worker is stale after this."),
     Field(("HEARTBEAT", "RETENTION"), DAY, "duration", DAY, 3650 * DAY, "Stale rows kept this long."),
     Field(("HEARTBEAT", "PRUNE_BATCH_SIZE"), 500, "int", 1, 5_000, "Rows deleted per prune call."),
     Field(("HEARTBEAT", "PRUNE_INTERVAL"), DAY, "duration", HOUR, 30 * DAY, "Heartbeat prune cadence."),
+    *_duty_fields("HEARTBEAT", "PRUNE_", timeout=HEARTBEAT_PRUNE_TIMEOUT_DEFAULT,
+                  max_batches=HEARTBEAT_PRUNE_MAX_BATCHES_DEFAULT,
+                  full_batch_backoff=HEARTBEAT_PRUNE_FULL_BATCH_BACKOFF_DEFAULT,
+                  failure_backoff=HEARTBEAT_PRUNE_FAILURE_BACKOFF_DEFAULT),
     Field(("HEARTBEAT", "ENABLED"), True, "bool", doc="False pauses heartbeat pruning."),
 )
 FIELDS_BY_PATH = {field.path: field for field in FIELDS}
@@ -81,24 +132,12 @@ class HeadgateSettings:
         return f"HeadgateSettings({self.__dict__!r})"
 
 
-def _plain_number(value):
-    """``5000``, ``315360000``, ``0.05``: never an exponent, so a range reads as written."""
-    return str(int(value)) if float(value).is_integer() else f"{value:g}"
-
-
-def _readable_duration(seconds):
-    for unit, size in (("d", DAY), ("h", HOUR), ("min", MINUTE)):
-        if seconds >= size and seconds % size == 0:
-            return f"{int(seconds // size)} {unit}"
-    return f"{_plain_number(seconds)} s"
-
-
 def _describe_range(field):
-    low, high = _plain_number(field.minimum), _plain_number(field.maximum)
+    low, high = plain_number(field.minimum), plain_number(field.maximum)
     if field.kind == "int":
         return f"an integer from {low} to {high}"
     return (f"a duration (timedelta or seconds) from {low} to {high} seconds "
-            f"({_readable_duration(field.minimum)} to {_readable_duration(field.maximum)})")
+            f"({describe_duration(field.minimum, short=True)} to {describe_duration(field.maximum, short=True)})")
 
 
 def _number(field, raw):
@@ -192,6 +231,13 @@ def _cross_field_errors(values):
         errors.append((
             FIELDS_BY_PATH[("HEARTBEAT", "RETENTION")].name,
             f"HEADGATE['HEARTBEAT']['RETENTION'] ({retention:g} s) must exceed "
+            f"HEADGATE['HEARTBEAT']['STALE_AFTER'] ({stale:g} s).",
+        ))
+    budget = values.get("heartbeat_prune_batch_timeout")
+    if stale is not None and budget is not None and budget >= stale:
+        errors.append((
+            FIELDS_BY_PATH[("HEARTBEAT", "PRUNE_BATCH_TIMEOUT")].name,
+            f"HEADGATE['HEARTBEAT']['PRUNE_BATCH_TIMEOUT'] ({budget:g} s) must be below "
             f"HEADGATE['HEARTBEAT']['STALE_AFTER'] ({stale:g} s).",
         ))
     base, ceiling = values.get("retry_backoff_base"), values.get("retry_backoff_max")

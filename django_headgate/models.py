@@ -18,8 +18,24 @@ class JobState(models.TextChoices):
 TERMINAL_STATES = (JobState.SUCCEEDED, JobState.DEAD, JobState.CANCELLED)
 
 
+class JobQuerySet(models.QuerySet):
+    """The status reader's filters (``django_headgate.status.reader``)."""
+
+    def in_queue(self, queue):
+        return self.filter(queue=queue)
+
+    def in_state(self, state):
+        return self.filter(state=state)
+
+    def ready(self, store_now):
+        """Available and due by ``store_now`` (the store clock): what a claim may take."""
+        return self.filter(state=JobState.AVAILABLE, run_at__lte=store_now)
+
+
 class Job(models.Model):
     """A job in the hot table ``headgate_job``."""
+
+    objects = JobQuerySet.as_manager()
 
     id = models.UUIDField(primary_key=True)
     queue = models.CharField(max_length=64)
@@ -115,8 +131,19 @@ class ArchivePolicy(models.Model):
         return self.queue
 
 
+class WorkerHeartbeatQuerySet(models.QuerySet):
+    def renewed_since(self, cutoff):
+        """Live workers: renewed at or after ``cutoff`` (store-clock now - STALE_AFTER)."""
+        return self.filter(last_heartbeat_at__gte=cutoff)
+
+    def not_renewed_since(self, cutoff):
+        return self.filter(last_heartbeat_at__lt=cutoff)
+
+
 class WorkerHeartbeat(models.Model):
     """One row per worker ID, renewed by the live worker process that owns it."""
+
+    objects = WorkerHeartbeatQuerySet.as_manager()
 
     worker_id = models.CharField(max_length=200, primary_key=True)
     instance_id = models.UUIDField()

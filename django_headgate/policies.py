@@ -17,6 +17,7 @@ from datetime import timedelta
 from django.db import connections, transaction
 
 from .conf import get_settings
+from .durations import describe_duration
 from .exceptions import InvalidPolicy
 from .models import ArchivePolicy, QueueStoragePolicy, RetentionClass
 from .retention import FOREVER_CLASS, STANDARD_CLASS, forget_queue_policies
@@ -48,7 +49,7 @@ def _alias(using):
 
 
 def _describe(duration):
-    return "forever" if duration is None else str(duration)
+    return "forever" if duration is None else describe_duration(duration.total_seconds())
 
 
 # -- retention classes ---------------------------------------------------------------------------
@@ -99,13 +100,14 @@ def register_retention_class(key, duration, *, using=None):
     return _register(key, duration, using)
 
 
-def register_configured_classes(*, using=None):
-    """Register every class of HEADGATE["RETENTION_CLASSES"] (``{key: duration}``); returns the keys.
+def register_configured_classes(*, using=None, classes=None):
+    """Register every class of HEADGATE["RETENTION_CLASSES"] (``{key: duration}``, or ``classes``
+    when the caller passes the settings it was given); returns the keys.
 
     Called when a worker or a maintainer starts and after ``migrate``. Every entry is validated
     first; a redefined duration raises InvalidPolicy naming both durations."""
     using = _alias(using)
-    classes = get_settings().retention_classes
+    classes = get_settings().retention_classes if classes is None else classes
     validated = [validate_retention_class(key, duration, using=using) for key, duration in classes.items()]
     for key, duration in validated:
         _register(key, duration, using)

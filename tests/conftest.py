@@ -89,3 +89,10 @@ def run_manage(transactional_db):
                               capture_output=True, text=True, timeout=timeout)
 
     return run
+
+
+def pytest_collection_modifyitems(items):
+    """Acceptance (worker subprocesses) and browser tests are slow by nature: ``-m 'not slow'``."""
+    for item in items:
+        if item.get_closest_marker("acceptance") or item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.slow)

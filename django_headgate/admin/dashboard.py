@@ -13,6 +13,7 @@ from dataclasses import replace
 from django.template.response import TemplateResponse
 
 from ..archive_months import PARTITIONS
+from ..conf import get_settings
 from ..models import JobState
 from ..status import archive_section, collect_status, horizon_section, workers_section
 from . import summaries
@@ -63,7 +64,7 @@ def queue_rows(request, store_now):
 
 def dashboard_view(model_admin, request):
     """Render the dashboard (the caller has checked the permission to view jobs)."""
-    status, sections = collect_status(sections=STATUS_SECTIONS)
+    status, sections = collect_status(get_settings(), sections=STATUS_SECTIONS)
     by_name = {section.name: section for section in sections}
     context = {
         **model_admin.admin_site.each_context(request),

@@ -1,30 +1,72 @@
 """Archive prune (optional, off by default): TRUNCATE every closed archive month whose rows have
 all expired. Enable with ``HEADGATE["ARCHIVE_PRUNE"]["ENABLED"] = True``; cadence
-``ARCHIVE_PRUNE.INTERVAL`` (default 1 hour). Each month goes through ``prune_archive_month`` with
-all its rules (closed by the store clock, every row expired, singleton)."""
+``ARCHIVE_PRUNE.INTERVAL`` (default 1 hour).
 
-from ..archive import prune_expired_months
+A batch looks at up to ``ARCHIVE_PRUNE.BATCH_SIZE`` closed months that hold rows (months without
+rows are skipped with one probe each), oldest first, continuing where the previous batch of the
+pass stopped, and sends each through :func:`~django_headgate.archive.prune_archive_month` with
+all its rules (closed by the store clock, every row expired, singleton, the partition held
+against writers). ``rows_not_expired`` is the normal state of a young month and is not logged as
+a refusal. A pass ends when a batch found fewer months than its size; its rows are the months
+pruned.
+"""
+
+import logging
+
+from ..archive import ROWS_NOT_EXPIRED, prune_archive_month
 from ..archive_months import MONTHS
+from ..exceptions import ArchivePruneRefused
 from .duty import Duty
+
+logger = logging.getLogger(__name__)
 
 
 class ArchivePruneDuty(Duty):
     name = "archive_prune"
     work_status = "pruned"
-    max_batches = 1
+    settings_prefix = "archive_prune"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._next_month = 0  # index in MONTHS where the next batch of this pass starts
+        self._looked_at = 0  # months with rows the last batch looked at
 
     @classmethod
     def is_enabled(cls, conf):
         return conf.archive_prune_enabled
 
-    @property
-    def interval(self):
-        return self.conf.archive_prune_interval
+    def run_once(self, now=None):
+        self._next_month = 0
+        return super().run_once(now)
 
-    @property
-    def batch_size(self):
-        return len(MONTHS)
+    def batch_was_full(self, handled, limit):
+        return self._looked_at >= limit
 
     def run_batch(self, limit):
-        """Months pruned in this pass (one pass looks at every closed month)."""
-        return len(prune_expired_months(using=self.store.alias))
+        """Prune what it can of the next ``limit`` closed months holding rows; returns the months
+        pruned."""
+        now_ms = self.store.archive_now_ms()
+        self._looked_at, pruned = 0, 0
+        while self._next_month < len(MONTHS) and self._looked_at < limit and not self.should_stop_batch():
+            partition = MONTHS[self._next_month]
+            if partition.end_ms > now_ms:
+                self._next_month = len(MONTHS)  # the rest have not ended yet
+                break
+            self._next_month += 1
+            if not self.store.archive_partition_has_rows(partition):
+                continue
+            self._looked_at += 1
+            pruned += self.prune_month(partition)
+        return pruned
+
+    def prune_month(self, partition):
+        """1 when ``partition`` was pruned, 0 when a rule refused it (logged unless it is young)."""
+        try:
+            prune_archive_month(partition.key, using=self.store.alias, log_refusal=False)
+        except ArchivePruneRefused as refusal:
+            if refusal.reason != ROWS_NOT_EXPIRED:
+                logger.warning("Archive month %s not pruned (%s).", partition.key, refusal.reason,
+                               extra={"action": "archive_prune_refused", "reason": refusal.reason,
+                                      "duty": self.name, "month": partition.key})
+            return 0
+        return 1

@@ -1,18 +1,21 @@
 """What every maintenance duty shares: a singleton lock, bounded batches, one outcome per pass.
 
-A duty module subclasses :class:`Duty` and provides ``name``, ``work_status``, its settings
-(``interval``, ``batch_size``) and ``run_batch(limit)``, which does one bounded store call and
-returns the number of rows it handled. ``run_once()`` takes the duty's cluster-wide lock without
-waiting, repeats batches until one comes back short (or ``max_batches`` ran), and returns a
-:class:`DutyOutcome`; it never raises for a database failure, it reports it.
+A duty module subclasses :class:`Duty` and provides ``name``, ``work_status``, ``settings_prefix``
+(where its settings live: ``conf.<prefix>_batch_size`` ...) and ``run_batch(limit)``, which does
+one bounded store call and returns the number of rows it handled. ``run_once()`` takes the duty's
+cluster-wide lock without waiting, repeats batches until one comes back short (or
+``max_batches`` ran, or a stop), pausing ``batch_pause`` (jittered) between two batches, each
+batch under the store's ``time_limit(batch_timeout)``, and returns a :class:`DutyOutcome`; it
+never raises for a database failure, it reports it.
 
-Every pass is reported three ways: one structured log line, the ``duty_finished`` signal and
-the in-process counters of :mod:`django_headgate.metrics`. The pass that held the lock (or
-failed) is also recorded in ``headgate_duty_run`` with the time its next pass is due, chosen
-from the outcome and the pass's store-clock start (see :meth:`Duty.next_run_at`).
+Every pass is reported three ways: one structured log line, the ``duty_finished`` signal and the
+in-process counters of :mod:`django_headgate.metrics`. The pass that held the lock (or failed)
+is also recorded in ``headgate_duty_run`` with the time its next pass is due, chosen from the
+outcome and the pass's store-clock start (see :meth:`Duty.next_run_at`).
 """
 
 import logging
+import random
 import threading
 import time
 from dataclasses import dataclass, replace
@@ -22,12 +25,15 @@ from django.db import DatabaseError, connections
 
 from .. import metrics
 from ..signals import duty_finished
+from .outcomes import record_outcome
 
 logger = logging.getLogger(__name__)
 
 ZERO_OR_CONTENDED = "zero_or_contended"
 FAILED = "failed"
 CANCELLED = "cancelled"
+#: The pause between batches is drawn from [1 - JITTER, 1 + JITTER] times BATCH_PAUSE.
+PAUSE_JITTER = 0.25
 
 
 @dataclass(frozen=True)
@@ -57,53 +63,98 @@ class DutyOutcome:
         return self.status == FAILED
 
 
+@dataclass
+class PassTally:
+    """What a pass did so far (the batches update it; :class:`DutyOutcome` is made from it)."""
+
+    started_at: datetime | None
+    rows: int = 0
+    batches: int = 0
+    full_batch: bool = False
+
+
 class Duty:
     name = None
     #: Outcome status of a pass that handled rows ("rescued", "deleted", ...).
     work_status = None
-    #: Batches per pass; None repeats until a batch comes back short.
-    max_batches = 100
-    #: After a failure, the next pass runs this long after the failed pass finished.
-    failure_backoff_seconds = 60.0
-    #: After a full batch (or a cancelled pass), the next pass runs this long after the previous
-    #: pass started (None: the interval).
-    full_batch_backoff_seconds = 1.0
+    #: Prefix of this duty's attributes in the settings (``rescue`` -> ``conf.rescue_batch_size``).
+    settings_prefix = None
 
-    def __init__(self, store, conf, *, own_identity=None, clock=None):
+    def __init__(self, store, conf, *, own_identity=None, clock=None, wait=None):
         self.store = store
         self.conf = conf
         self.own_identity = own_identity  # (worker_id, instance_id) of the caller, if a worker
         #: Returns the store-clock "now" (an aware datetime); tests inject a fake one.
         self.clock = clock or store.now
         self.cancelled = threading.Event()
+        #: Waits between batches: ``wait(seconds)`` returns early (True) on a stop.
+        self.wait = wait or self.cancelled.wait
+        self._batch_deadline = None
 
     # -- what a duty module provides ---------------------------------------------------------
-
-    @property
-    def interval(self):
-        raise NotImplementedError(f"{type(self).__name__} must define interval")
-
-    @property
-    def batch_size(self):
-        raise NotImplementedError(f"{type(self).__name__} must define batch_size")
 
     @classmethod
     def is_enabled(cls, conf):
         """False when the settings pause this duty (configuration, not an attempt)."""
         return True
 
+    def run_batch(self, limit):
+        raise NotImplementedError(f"{type(self).__name__} must define run_batch(limit)")
+
+    def batch_was_full(self, handled, limit):
+        """True when more work may follow this batch (default: it handled ``limit`` rows)."""
+        return handled >= limit
+
+    # -- settings -------------------------------------------------------------------------------
+
+    def setting(self, name):
+        return getattr(self.conf, f"{self.settings_prefix}_{name}")
+
     @property
     def enabled(self):
         return self.is_enabled(self.conf)
 
-    def run_batch(self, limit):
-        raise NotImplementedError(f"{type(self).__name__} must define run_batch(limit)")
+    @property
+    def interval(self):
+        return self.setting("interval")
+
+    @property
+    def batch_size(self):
+        return self.setting("batch_size")
+
+    @property
+    def batch_pause(self):
+        return self.setting("batch_pause")
+
+    @property
+    def batch_timeout(self):
+        return self.setting("batch_timeout")
+
+    @property
+    def max_batches(self):
+        return self.setting("max_batches")
+
+    @property
+    def full_batch_backoff_seconds(self):
+        return self.setting("full_batch_backoff")
+
+    @property
+    def failure_backoff_seconds(self):
+        return self.setting("failure_backoff")
 
     # -- shared behaviour ----------------------------------------------------------------------
 
     @property
     def lock_name(self):
         return f"headgate.duty.{self.name}"
+
+    def batch_time_left(self):
+        """Seconds left of the running batch's time limit (a batch of several store calls stops
+        issuing them once it is spent)."""
+        return self._batch_deadline - time.monotonic() if self._batch_deadline is not None else self.batch_timeout
+
+    def should_stop_batch(self):
+        return self.cancelled.is_set() or self.batch_time_left() <= 0
 
     def run_once(self, now=None):
         """One pass under the duty's singleton lock; returns a DutyOutcome and never raises
@@ -114,54 +165,64 @@ class Duty:
         ``headgate_duty_run`` before releasing it; a failed pass records it afterwards.
         """
         started = time.monotonic()
-        pass_ = {"rows": 0, "batches": 0, "full_batch": False, "started_at": now}
+        tally = PassTally(started_at=now)
         status, error, outcome = None, None, None
         try:
-            if pass_["started_at"] is None:
-                pass_["started_at"] = self.clock()
+            if tally.started_at is None:
+                tally.started_at = self.clock()
             with self.store.singleton_lock(self.lock_name) as taken:
                 if taken:
-                    self._run_batches(pass_)
+                    self._run_batches(tally)
                     if self.cancelled.is_set():
                         status = CANCELLED
-                    outcome = self._outcome(pass_, status, None, started, contended=False)
+                    outcome = self._outcome(tally, status, None, started, contended=False)
                     self.record(outcome)  # under the lock: the next holder reads it
         except DatabaseError as exc:
             status, error = FAILED, f"{type(exc).__name__}: {exc}"
             connections[self.store.alias].close()
             outcome = None
         if outcome is None:
-            outcome = self._outcome(pass_, status, error, started, contended=status is None)
+            outcome = self._outcome(tally, status, error, started, contended=status is None)
             if outcome.failed:
                 self.record(outcome)
         self.report(outcome)
         return outcome
 
-    def _run_batches(self, pass_):
-        """Bounded batches until one comes back short, ``max_batches`` ran or a stop."""
+    def _run_batches(self, tally):
+        """Bounded batches until one comes back short, ``max_batches`` ran or a stop, with a
+        jittered pause between two of them."""
         while not self.cancelled.is_set():
-            handled = self.run_batch(self.batch_size)
-            pass_["rows"] += handled
-            pass_["batches"] += 1
-            pass_["full_batch"] = handled >= self.batch_size
-            if not pass_["full_batch"] or (self.max_batches is not None and pass_["batches"] >= self.max_batches):
+            limit = self.batch_size
+            self._batch_deadline = time.monotonic() + self.batch_timeout
+            try:
+                with self.store.time_limit(self.batch_timeout):
+                    handled = self.run_batch(limit)
+            finally:
+                self._batch_deadline = None
+            tally.rows += handled
+            tally.batches += 1
+            tally.full_batch = self.batch_was_full(handled, limit)
+            if not tally.full_batch or tally.batches >= self.max_batches:
                 break
+            if self.wait(self.pause_seconds()):
+                break  # stopped while pausing
 
-    def _outcome(self, pass_, status, error, started, *, contended):
-        rows = pass_["rows"]
+    def pause_seconds(self):
+        """The pause before the next batch: ``batch_pause`` +-25 % (so maintainers of several
+        databases or clusters do not hit the server in step)."""
+        return self.batch_pause * random.uniform(1 - PAUSE_JITTER, 1 + PAUSE_JITTER)
+
+    def _outcome(self, tally, status, error, started, *, contended):
         if status is None:
-            status = self.work_status if rows else ZERO_OR_CONTENDED
+            status = self.work_status if tally.rows else ZERO_OR_CONTENDED
         seconds = time.monotonic() - started
-        started_at = pass_["started_at"]
-        finished_at = started_at + timedelta(seconds=seconds) if started_at is not None else None
-        outcome = DutyOutcome(self.name, status, rows, pass_["batches"], seconds, pass_["full_batch"],
-                              error, started_at, finished_at, contended=contended)
+        finished_at = tally.started_at + timedelta(seconds=seconds) if tally.started_at is not None else None
+        outcome = DutyOutcome(self.name, status, tally.rows, tally.batches, seconds, tally.full_batch,
+                              error, tally.started_at, finished_at, contended=contended)
         return replace(outcome, next_run_at=self.next_run_at(outcome))
 
     def record(self, outcome):
         """Store the outcome in ``headgate_duty_run``; a failure to do so is logged, not raised."""
-        from .outcomes import record_outcome
-
         if outcome.started_at is None:
             return
         try:
@@ -199,7 +260,7 @@ class Duty:
         if outcome.failed:
             return self.failure_backoff_seconds
         if outcome.full_batch or outcome.status == CANCELLED:
-            return self.full_batch_backoff_seconds if self.full_batch_backoff_seconds is not None else self.interval
+            return self.full_batch_backoff_seconds
         return self.interval
 
     def next_run_at(self, outcome):

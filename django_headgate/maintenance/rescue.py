@@ -1,5 +1,9 @@
 """Lease rescue: running jobs whose lease expired go back to available (or dead when their
-attempts are exhausted). This is what finishes the work of a worker that was killed."""
+attempts are exhausted). This is what finishes the work of a worker that was killed.
+
+Settings: ``RESCUE.INTERVAL``, ``RESCUE.BATCH_SIZE`` and the pass shape shared by every duty
+(``RESCUE.BATCH_PAUSE``, ``BATCH_TIMEOUT``, ``MAX_BATCHES``, ``FULL_BATCH_BACKOFF``,
+``FAILURE_BACKOFF``; docs/settings.md)."""
 
 from .duty import Duty
 
@@ -7,14 +11,7 @@ from .duty import Duty
 class RescueDuty(Duty):
     name = "rescue"
     work_status = "rescued"
-
-    @property
-    def interval(self):
-        return self.conf.rescue_interval
-
-    @property
-    def batch_size(self):
-        return self.conf.rescue_batch_size
+    settings_prefix = "rescue"
 
     def run_batch(self, limit):
         return self.store.rescue_expired(limit)

@@ -16,8 +16,10 @@ Queue storage policies change what one batch does (``run_batch``):
   rows (smaller transactions for queues with large payloads), up to the batch size of rows per
   batch, so it neither delays nor is delayed by the other queues.
 
-A pass repeats batches until one comes back short (at most ``max_batches``), then waits
-``SWEEP.INTERVAL``. A duration is a minimum: a job goes some time after it expires, not at once.
+A pass repeats batches until one comes back short (at most ``SWEEP.MAX_BATCHES``, pausing
+``SWEEP.BATCH_PAUSE`` between two), then waits ``SWEEP.INTERVAL``. A batch stops going through
+the limited queues once its ``SWEEP.BATCH_TIMEOUT`` is spent (each statement has that budget
+too). A duration is a minimum: a job goes some time after it expires, not at once.
 """
 
 import logging
@@ -33,14 +35,7 @@ logger = logging.getLogger(__name__)
 class RetentionSweepDuty(Duty):
     name = "retention_sweep"
     work_status = "evicted"
-
-    @property
-    def interval(self):
-        return self.conf.sweep_interval
-
-    @property
-    def batch_size(self):
-        return self.conf.sweep_batch_size
+    settings_prefix = "sweep"
 
     def set_aside_queues(self):
         """Queues the shared sweep leaves alone: paused ones (a cleanup hold) and those swept on
@@ -70,7 +65,7 @@ class RetentionSweepDuty(Duty):
         evicted, archived = batch.evicted, batch.archived
         for queue, queue_limit in self.limited_queues():
             queue_rows = 0
-            while queue_rows < limit and not self.cancelled.is_set():
+            while queue_rows < limit and not self.should_stop_batch():
                 size = min(queue_limit, limit - queue_rows)
                 batch = self.store.sweep_expired(size, queue=queue)
                 queue_rows += batch.evicted

@@ -1,6 +1,10 @@
 """Runs the maintenance duties by name: every duty on its own cadence, or each exactly once.
 
-Adding a duty is one module with a :class:`~.duty.Duty` subclass and one line in ``DUTIES``.
+The duties are listed in :mod:`.registry`. The runner is given the validated settings
+(``conf.get_settings()``, read by the command that starts it) and hands them to each duty; its
+constructor touches no database: the configured retention classes are registered
+(``RETENTION_CLASSES``, DESIGN §6) by :meth:`MaintenanceRunner.prepare`, which the first pass
+calls.
 
 Cadence is kept in store-clock time: a duty is due when the store clock reaches both the
 ``next_run_at`` recorded in ``headgate_duty_run`` by the last pass that held its lock (shared by
@@ -16,18 +20,14 @@ from datetime import timedelta
 
 from django.db import DatabaseError, connections
 
-from ..conf import get_settings
-from ..store import get_store
 from ..policies import register_configured_classes
-from .archive_prune import ArchivePruneDuty
-from .heartbeat_prune import HeartbeatPruneDuty
+from ..store import get_store
 from .outcomes import load_schedule
-from .rescue import RescueDuty
-from .retention_sweep import RetentionSweepDuty
+from .registry import DUTIES, duty_classes
 
 logger = logging.getLogger(__name__)
 
-DUTIES = [RescueDuty, RetentionSweepDuty, HeartbeatPruneDuty, ArchivePruneDuty]
+__all__ = ["DUTIES", "MaintenanceRunner"]
 
 #: Longest sleep of ``run_forever`` between looks at the schedule.
 MAX_WAIT_SECONDS = 60.0
@@ -36,18 +36,27 @@ UNREACHABLE_RETRY_SECONDS = 10.0
 
 
 class MaintenanceRunner:
-    def __init__(self, *, using=None, duty_names=None, own_identity=None, clock=None):
-        conf = get_settings()
+    """``conf``: the validated settings (:func:`~django_headgate.conf.get_settings`).
+    ``duty_names``: only these duties (ValueError for an unknown name)."""
+
+    def __init__(self, conf, *, using=None, duty_names=None, own_identity=None, clock=None):
+        self.conf = conf
         self.store = get_store(using or conf.database)
-        # HEADGATE["RETENTION_CLASSES"] exist before any duty runs (DESIGN §6).
-        register_configured_classes(using=self.store.alias)
         #: Returns the store-clock "now"; tests inject a fake one.
         self.clock = clock or self.store.now
-        classes = [cls for cls in DUTIES if duty_names is None or cls.name in duty_names]
-        self.duties = [cls(self.store, conf, own_identity=own_identity, clock=self.clock) for cls in classes]
+        self.duties = [cls(self.store, conf, own_identity=own_identity, clock=self.clock)
+                       for cls in duty_classes(duty_names)]
         self._own_next_run_at = {}  # duty name -> next_run_at of this runner's last pass
         self._wait_seconds = 0.0
+        self._prepared = False
         self.stopped = threading.Event()
+
+    def prepare(self):
+        """Register ``HEADGATE["RETENTION_CLASSES"]`` so they exist before any duty runs
+        (DESIGN §6); once per runner. Raises InvalidPolicy when a configured class changed."""
+        if not self._prepared:
+            register_configured_classes(using=self.store.alias, classes=self.conf.retention_classes)
+            self._prepared = True
 
     def exclude_identity(self, identity):
         """Never prune ``identity`` = ``(worker_id, instance_id)``: the worker running this runner."""
@@ -56,11 +65,13 @@ class MaintenanceRunner:
 
     def run_once(self):
         """Each enabled duty exactly one pass, now, whatever its cadence. Returns the outcomes."""
+        self.prepare()
         return [self._run(duty) for duty in self.duties if duty.enabled]
 
     def run_due(self):
         """Run the duties whose time has come; returns their outcomes. Raises DatabaseError only
         when the store clock cannot be read (a duty reports its own failures)."""
+        self.prepare()
         started = time.monotonic()
         now = self.clock()
         schedule = self._load_schedule()

@@ -19,6 +19,7 @@ Rules every implementation keeps:
 """
 
 import hashlib
+from contextlib import contextmanager
 from types import SimpleNamespace
 
 from django.db import connections, transaction
@@ -122,3 +123,11 @@ class BaseStore(JobsContract, HeartbeatsContract, SweepContract):
         with self.cursor() as cursor:
             cursor.execute(self.sql.SQL_NOW, [])  # a parameter list, even empty: see sqlite NOW
             return self.from_db_datetime(cursor.fetchone()[0])
+
+    @contextmanager
+    def time_limit(self, seconds):
+        """Give every statement run inside the block at most ``seconds`` of server time (a duty's
+        batch time limit); a statement over it raises DatabaseError. The previous session value
+        is restored on exit. Vendors without a statement timeout (SQLite) run the block as is:
+        there the connection's busy timeout is the only bound (documented in settings.md)."""
+        yield

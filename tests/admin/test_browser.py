@@ -22,6 +22,7 @@ from django.contrib.admin.models import LogEntry
 from django.urls import reverse
 from django.utils import timezone
 
+from django_headgate.conf import get_settings
 from django_headgate.maintenance.runner import MaintenanceRunner
 from django_headgate.models import ArchivedJob, ArchivePolicy, Job, JobState
 from tests.factories import WorkerHeartbeatFactory
@@ -158,7 +159,7 @@ def seed_rows():
         finish_at(job, now - timedelta(minutes=(index * 7) % 58))
     WorkerHeartbeatFactory(worker_id="worker-a", hostname="app-1", pid=4242, queues=["billing"])
     WorkerHeartbeatFactory(worker_id="worker-b", hostname="app-2", pid=4243, queues=[])
-    MaintenanceRunner().run_once()
+    MaintenanceRunner(get_settings()).run_once()
     make_archived(4, queue="billing", state=JobState.SUCCEEDED)
     make_archived(1, queue="billing", state=JobState.DEAD)
 

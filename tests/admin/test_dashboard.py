@@ -7,6 +7,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from django_headgate.conf import get_settings
 from django_headgate.maintenance.runner import MaintenanceRunner
 from django_headgate.models import Job, JobState
 
@@ -28,7 +29,7 @@ def test_dashboard_shows_every_panel(auditor):
     WorkerHeartbeatFactory(worker_id="worker-live", queues=["billing"])
     WorkerHeartbeatFactory(worker_id="worker-gone", last_heartbeat_at=timezone.now() - timedelta(hours=1))
     make_archived(2, month=month_with_rows())
-    MaintenanceRunner(duty_names=["rescue"]).run_once()
+    MaintenanceRunner(get_settings(), duty_names=["rescue"]).run_once()
 
     response = auditor.get(reverse(URL))
     assert response.status_code == 200

@@ -27,7 +27,7 @@ def test_off_by_default(store):
     duty = ArchivePruneDuty(store, get_settings())
     assert ArchivePruneDuty in DUTIES and not duty.enabled
     archive_rows("202501", 2)
-    assert "archive_prune" not in [o.duty for o in MaintenanceRunner().run_once()]
+    assert "archive_prune" not in [o.duty for o in MaintenanceRunner(get_settings()).run_once()]
     assert rows_in("202501") == 2
 
 

@@ -5,6 +5,7 @@ from datetime import timedelta
 import pytest
 
 from django_headgate import metrics
+from django_headgate.conf import get_settings
 from django_headgate.maintenance.runner import MaintenanceRunner
 
 
@@ -37,4 +38,4 @@ def _fresh_metrics():
 @pytest.fixture
 def prune_runner(clock):
     """A maintainer that runs only the heartbeat prune, on the fake clock."""
-    return MaintenanceRunner(duty_names=["heartbeat_prune"], clock=clock)
+    return MaintenanceRunner(get_settings(), duty_names=["heartbeat_prune"], clock=clock)

@@ -5,6 +5,7 @@ from datetime import timedelta
 
 import pytest
 
+from django_headgate.conf import get_settings
 from django_headgate.maintenance.runner import MaintenanceRunner
 from django_headgate.models import DutyRun
 from tests.heartbeats.rows import FRESH_AGE, make_heartbeats, make_own_heartbeat, remaining
@@ -52,7 +53,7 @@ def test_schedule_survives_a_restart(prune_runner, clock):
     (first,) = prune_runner.run_due()
     run = DutyRun.objects.get(duty="heartbeat_prune")
     assert (run.status, run.rows, run.next_run_at) == ("deleted", 500, first.started_at + timedelta(seconds=60))
-    restarted = MaintenanceRunner(duty_names=["heartbeat_prune"], clock=clock)
+    restarted = MaintenanceRunner(get_settings(), duty_names=["heartbeat_prune"], clock=clock)
     clock.advance(59)
     assert restarted.run_due() == []
     clock.advance(1)

@@ -71,6 +71,7 @@ def test_two_maintainers_at_once_one_prunes_the_other_is_contended(clock):
     assert DutyRun.objects.get(duty="heartbeat_prune").status == "deleted"
 
 
+@pytest.mark.slow
 def test_two_maintainer_processes_at_once_never_error(spawn):
     make_heartbeats(1200, prefix="stale")
     processes = [spawn("headgate_maintain", "--once", "--duty", "heartbeat_prune") for _ in range(2)]
@@ -84,6 +85,7 @@ def test_two_maintainer_processes_at_once_never_error(spawn):
     assert remaining("stale") == 1200 - 500 * statuses.count("deleted")
 
 
+@pytest.mark.slow
 def test_a_maintainer_process_skips_a_lock_held_elsewhere(run_manage, store):
     if store.vendor == "sqlite":
         pytest.skip("SQLite's singleton lock is per process (documented)")

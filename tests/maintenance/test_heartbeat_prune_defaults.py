@@ -18,7 +18,7 @@ def test_defaults(store):
     assert duty.interval == 24 * 3600
     assert duty.max_batches == 1
     assert duty.full_batch_backoff_seconds == 60 and duty.failure_backoff_seconds == 3600
-    assert 0 < duty.timeout_seconds < get_settings().heartbeat_stale_after
+    assert 0 < duty.batch_timeout < get_settings().heartbeat_stale_after
     assert duty.enabled and HeartbeatPruneDuty in DUTIES
 
 
@@ -31,6 +31,6 @@ def test_settings_are_read(store, settings):
 def test_disabled_duty_is_paused(settings, clock):
     settings.HEADGATE = {"HEARTBEAT": {"ENABLED": False}}
     make_heartbeats(3, prefix="stale")
-    runner = MaintenanceRunner(duty_names=["heartbeat_prune"], clock=clock)
+    runner = MaintenanceRunner(get_settings(), duty_names=["heartbeat_prune"], clock=clock)
     assert runner.run_once() == [] and runner.run_due() == []
     assert remaining("stale") == 3

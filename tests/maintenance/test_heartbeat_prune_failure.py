@@ -20,6 +20,12 @@ from .blockers import held_on_another_connection, hold_heartbeat_table_lock
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+@pytest.fixture
+def short_budget(settings):
+    """A short statement budget keeps the test fast; the default is 5 s."""
+    settings.HEADGATE = {**settings.HEADGATE, "HEARTBEAT": {"PRUNE_BATCH_TIMEOUT": 0.5}}
+
+
 def run_failing_pass(duty, store):
     if store.vendor == "sqlite":
         with connection.cursor() as cursor:
@@ -33,10 +39,9 @@ def run_failing_pass(duty, store):
         return duty.run_once()
 
 
-def test_failure_is_reported_and_backs_off_an_hour(store, clock, caplog):
+def test_failure_is_reported_and_backs_off_an_hour(store, clock, caplog, short_budget):
     make_heartbeats(10, prefix="stale")
     duty = HeartbeatPruneDuty(store, get_settings(), clock=clock)
-    duty.timeout_seconds = 0.5  # a short budget keeps the test fast; the default is 5 s
     signalled = []
     duty_finished.connect(lambda sender, outcome, **kw: signalled.append(outcome), weak=False,
                           dispatch_uid="test-failure")
@@ -59,10 +64,9 @@ def test_failure_is_reported_and_backs_off_an_hour(store, clock, caplog):
     assert (run.status, run.next_run_at) == ("failed", outcome.next_run_at)
 
 
-def test_the_next_pass_after_the_hour_works(store, clock):
+def test_the_next_pass_after_the_hour_works(store, clock, short_budget):
     make_heartbeats(10, prefix="stale")
     duty = HeartbeatPruneDuty(store, get_settings(), clock=clock)
-    duty.timeout_seconds = 0.5
     failed = run_failing_pass(duty, store)
     clock.now = failed.next_run_at
     assert duty.run_once().rows == 10

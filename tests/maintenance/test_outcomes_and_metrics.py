@@ -4,10 +4,15 @@ readable by another process (headgate_status) from headgate_duty_run."""
 import pytest
 
 from django_headgate import metrics
-from django_headgate.maintenance.outcomes import last_outcomes
+from django_headgate.conf import get_settings
 from django_headgate.maintenance.runner import DUTIES, MaintenanceRunner
 from django_headgate.signals import duty_finished
+from django_headgate.status.reader import duty_statuses
 from tests.heartbeats.rows import make_heartbeats
+
+
+def last_outcomes():
+    return duty_statuses(get_settings(), using="default")
 
 pytestmark = pytest.mark.django_db
 
@@ -49,7 +54,7 @@ def test_every_pass_sends_duty_finished(prune_runner):
 
 def test_last_outcomes_lists_every_duty_never_run_ones_too(clock):
     make_heartbeats(2, prefix="stale")
-    MaintenanceRunner(duty_names=["heartbeat_prune"], clock=clock).run_once()
+    MaintenanceRunner(get_settings(), duty_names=["heartbeat_prune"], clock=clock).run_once()
     statuses = {s.duty: s for s in last_outcomes()}
     assert list(statuses) == [cls.name for cls in DUTIES]
     prune = statuses["heartbeat_prune"]
@@ -64,6 +69,6 @@ def test_last_outcomes_shows_a_paused_duty(settings):
 
 
 def test_rescue_records_its_outcome_too(clock):
-    (outcome,) = MaintenanceRunner(duty_names=["rescue"], clock=clock).run_once()
+    (outcome,) = MaintenanceRunner(get_settings(), duty_names=["rescue"], clock=clock).run_once()
     assert outcome.status == "zero_or_contended"
     assert {s.duty: s.status for s in last_outcomes()}["rescue"] == "zero_or_contended"

@@ -8,6 +8,7 @@ from django.core.management import call_command
 
 from django_headgate.conf import validate_settings
 from django_headgate.exceptions import InvalidPolicy
+from django_headgate.conf import get_settings
 from django_headgate.maintenance.runner import MaintenanceRunner
 from django_headgate.models import RetentionClass
 from django_headgate.policies import register_configured_classes
@@ -28,7 +29,7 @@ def test_settings_check_reports_every_bad_entry():
 @pytest.mark.django_db
 def test_registered_when_a_maintainer_starts(settings):
     settings.HEADGATE = {**settings.HEADGATE, "RETENTION_CLASSES": CLASSES}
-    MaintenanceRunner()
+    MaintenanceRunner(get_settings()).prepare()  # the first pass calls it; the constructor writes nothing
     assert dict(RetentionClass.objects.filter(key__in=CLASSES).values_list("key", "duration")) == {
         "audit_1y": timedelta(days=365), "short_1h": timedelta(hours=1)}
 
@@ -46,7 +47,7 @@ def test_a_changed_configured_duration_stops_the_start(settings):
     register_configured_classes()
     settings.HEADGATE = {**settings.HEADGATE, "RETENTION_CLASSES": {"audit_1y": timedelta(days=366)}}
     with pytest.raises(InvalidPolicy):
-        MaintenanceRunner()
+        MaintenanceRunner(get_settings()).prepare()
     assert RetentionClass.objects.get(key="audit_1y").duration == timedelta(days=365)
 
 

@@ -18,7 +18,7 @@ from .helpers import enqueue
 JOBS = 100_000
 BATCH = 5_000
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 
 def test_sweep_of_100000_expired_jobs(store, settings):

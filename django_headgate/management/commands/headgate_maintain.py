@@ -1,14 +1,16 @@
-"""``manage.py headgate_maintain [--once]``: run the maintenance duties (rescue, and the duties
-later issues add), each as a cluster-wide singleton, on their cadence or exactly once."""
+"""``manage.py headgate_maintain [--once]``: run the maintenance duties (rescue, retention sweep,
+heartbeat prune, archive prune), each as a cluster-wide singleton, on their cadence or exactly
+once. The command reads the settings and passes them to the runner."""
 
 import logging
 import signal
 
 from django.core.management.base import BaseCommand, CommandError
 
+from ...conf import get_settings
+from ...maintenance.registry import duty_names
+from ...maintenance.runner import MaintenanceRunner
 from ..startup import require_configured_classes
-
-from ...maintenance.runner import DUTIES, MaintenanceRunner
 
 VERBOSITY_LOG_LEVELS = {0: logging.ERROR, 1: logging.WARNING, 2: logging.INFO, 3: logging.DEBUG}
 
@@ -19,16 +21,15 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--once", action="store_true", help="One pass of each duty, then exit.")
         parser.add_argument("--duty", action="append", dest="duties", default=None,
-                            help=f"Only this duty (repeatable): {', '.join(d.name for d in DUTIES)}.")
+                            help=f"Only this duty (repeatable): {', '.join(duty_names())}.")
 
     def handle(self, *args, **options):
         logging.getLogger("django_headgate").setLevel(VERBOSITY_LOG_LEVELS.get(options["verbosity"], logging.INFO))
-        known = {d.name for d in DUTIES}
-        unknown = set(options["duties"] or ()) - known
-        if unknown:
-            raise CommandError(f"Unknown duty {', '.join(sorted(unknown))}; known: {', '.join(sorted(known))}.")
-        require_configured_classes()
-        runner = MaintenanceRunner(duty_names=options["duties"])
+        try:
+            runner = MaintenanceRunner(get_settings(), duty_names=options["duties"])
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+        require_configured_classes(runner.prepare)  # a changed configured class stops the start
         if options["once"]:
             outcomes = runner.run_once()
             for outcome in outcomes:

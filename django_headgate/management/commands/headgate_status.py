@@ -6,6 +6,7 @@ import json
 
 from django.core.management.base import BaseCommand
 
+from ...conf import get_settings
 from ...status import collect_status
 
 
@@ -16,7 +17,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="One JSON object instead of text.")
 
     def handle(self, *args, **options):
-        ctx, sections = collect_status()
+        ctx, sections = collect_status(get_settings())
         warnings = [warning for section in sections for warning in section.warnings]
         if options["json"]:
             report = {"store_now": ctx.now.isoformat()}

@@ -95,9 +95,12 @@ class Command(BaseCommand):
         )
 
     def _maintenance(self, options):
+        from ...conf import get_settings
         from ...maintenance.runner import MaintenanceRunner
 
-        return MaintenanceRunner()  # the Worker gives it its own identity to exclude from pruning
+        runner = MaintenanceRunner(get_settings())  # the Worker gives it its identity to exclude
+        runner.prepare()
+        return runner
 
     def _install_signal_handlers(self, worker):
         def handle(signum, frame):

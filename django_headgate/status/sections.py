@@ -2,22 +2,18 @@
 
 Each section builder takes the :class:`StatusContext` (store, settings, store-clock now) and
 returns a :class:`Section`: JSON-ready ``data``, the human-readable ``lines`` and any
-``warnings``. Adding a section is one function appended to :data:`SECTIONS`. Every query here is
-bounded or served by the catalogue: job counts group the hot table (which the retention sweep
+``warnings``. Adding a section is one function appended to :data:`SECTIONS`. The reads are the
+status reader's (:mod:`.reader`): job counts group the hot table (which the retention sweep
 keeps bounded), archive rows are the database's estimates where an exact count is costly, and
 the horizon check reads at most one row of the edge partition.
 """
 
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from django.db.models import Count, Min
-
-from .archive_months import AFTER_EDGE, BEFORE_EDGE, HORIZON_WARNING_MONTH, MONTHS, PARTITIONS, parse_archive_month
-from .conf import get_settings
-from .maintenance.outcomes import last_outcomes
-from .models import Job, JobState, WorkerHeartbeat
-from .store import get_store
+from ..archive_months import AFTER_EDGE, BEFORE_EDGE, HORIZON_WARNING_MONTH, MONTHS, PARTITIONS, parse_archive_month
+from ..durations import describe_duration
+from . import reader
 
 
 @dataclass(frozen=True)
@@ -37,19 +33,10 @@ class Section:
     warnings: list = field(default_factory=list)
 
 
-def _age_seconds(ctx, moment):
-    return None if moment is None else max(0.0, (ctx.now - moment).total_seconds())
-
-
 def jobs_section(ctx):
     """Jobs per queue and state, and the age of the oldest ready job (per queue and overall)."""
-    jobs = Job.objects.using(ctx.store.alias)
-    counts = {}
-    for row in jobs.order_by().values("queue", "state").annotate(n=Count("id")):
-        counts.setdefault(row["queue"], {})[row["state"]] = row["n"]
-    ready = (jobs.order_by().filter(state=JobState.AVAILABLE, run_at__lte=ctx.now)
-             .values("queue").annotate(oldest=Min("run_at")))
-    oldest = {row["queue"]: _age_seconds(ctx, row["oldest"]) for row in ready}
+    counts = reader.queue_state_counts(using=ctx.store.alias)
+    oldest = reader.oldest_ready_ages(ctx.now, using=ctx.store.alias)
     data = {
         "by_queue": {queue: {"states": counts[queue], "oldest_ready_age_seconds": oldest.get(queue)}
                      for queue in sorted(counts)},
@@ -65,17 +52,11 @@ def jobs_section(ctx):
 
 def workers_section(ctx):
     """Workers whose heartbeat is fresher than HEARTBEAT.STALE_AFTER, and how many are stale."""
-    cutoff = ctx.now - timedelta(seconds=ctx.conf.heartbeat_stale_after)
-    heartbeats = WorkerHeartbeat.objects.using(ctx.store.alias)
-    live = [
-        {"worker_id": hb.worker_id, "hostname": hb.hostname, "pid": hb.pid, "queues": hb.queues,
-         "heartbeat_age_seconds": _age_seconds(ctx, hb.last_heartbeat_at)}
-        for hb in heartbeats.filter(last_heartbeat_at__gte=cutoff).order_by("worker_id")
-    ]
-    stale = heartbeats.filter(last_heartbeat_at__lt=cutoff).count()
+    live, stale = reader.live_workers(ctx.now, ctx.conf.heartbeat_stale_after, using=ctx.store.alias)
     lines = [f"{w['worker_id']} on {w['hostname']} (pid {w['pid']}), queues {','.join(w['queues']) or 'all'}, "
              f"heartbeat {w['heartbeat_age_seconds']:.1f} s ago" for w in live]
-    lines.append(f"{len(live)} live, {stale} stale (not renewed for {ctx.conf.heartbeat_stale_after:g} s)")
+    lines.append(f"{len(live)} live, {stale} stale "
+                 f"(not renewed for {describe_duration(ctx.conf.heartbeat_stale_after, short=True)})")
     return Section("workers", "Workers", {"live": live, "live_count": len(live), "stale_count": stale}, lines)
 
 
@@ -124,7 +105,7 @@ def horizon_section(ctx):
 
 def maintenance_section(ctx):
     """The last pass of every maintenance duty and when its next is due (``headgate_duty_run``)."""
-    duties = last_outcomes(using=ctx.store.alias)
+    duties = reader.duty_statuses(ctx.conf, using=ctx.store.alias)
     lines, warnings = [], []
     for duty in duties:
         if not duty.enabled:
@@ -135,7 +116,7 @@ def maintenance_section(ctx):
             continue
         due = (duty.next_run_at - ctx.now).total_seconds() if duty.next_run_at else 0.0
         lines.append(f"{duty.duty}: {duty.status}, {duty.rows} rows in {duty.batches} batch(es), "
-                     f"{duty.seconds:.3f} s, {_age_seconds(ctx, duty.started_at):.0f} s ago; "
+                     f"{duty.seconds:.3f} s, {reader.age_seconds(ctx.now, duty.started_at):.0f} s ago; "
                      + (f"next in {due:.0f} s" if due > 0 else "due now"))
         if duty.status == "failed":
             warnings.append(f"Maintenance duty {duty.duty} failed on its last pass; see the maintainer's log.")
@@ -144,12 +125,3 @@ def maintenance_section(ctx):
 
 #: The report, in order. Append a builder to add a section.
 SECTIONS = [jobs_section, workers_section, archive_section, horizon_section, maintenance_section]
-
-
-def collect_status(*, using=None, sections=None):
-    """Build every section against the store's clock; returns ``(context, [Section, ...])``."""
-    conf = get_settings()
-    store = get_store(using or conf.database)
-    now = store.now()
-    ctx = StatusContext(store=store, conf=conf, now=now, now_ms=store.archive_now_ms())
-    return ctx, [build(ctx) for build in (sections or SECTIONS)]

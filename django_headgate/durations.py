@@ -1,0 +1,23 @@
+"""The one human-readable duration formatter of the package (settings messages, the status
+report, the admin): the largest unit that divides the duration exactly, else seconds."""
+
+MINUTE = 60
+HOUR = 60 * MINUTE
+DAY = 24 * HOUR
+
+#: (long name, short name, seconds), largest first.
+UNITS = (("day", "d", DAY), ("hour", "h", HOUR), ("minute", "min", MINUTE))
+
+
+def plain_number(value):
+    """``5000``, ``315360000``, ``0.05``: never an exponent, so a range reads as written."""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def describe_duration(seconds, *, short=False):
+    """``90 days`` / ``1 hour`` / ``45.5 seconds``; with ``short``: ``90 d`` / ``1 h`` / ``45.5 s``."""
+    for name, abbreviation, size in UNITS:
+        if seconds >= size and seconds % size == 0:
+            count = int(seconds // size)
+            return f"{count} {abbreviation}" if short else f"{count} {name}{'' if count == 1 else 's'}"
+    return f"{plain_number(seconds)} s" if short else f"{seconds:g} seconds"
