@@ -1,5 +1,6 @@
 """Django settings for the Headgate side of the bench: the database comes from
-HG_BENCH_DATABASE_URL, every HEADGATE setting keeps its default."""
+HG_BENCH_DATABASE_URL, every HEADGATE setting keeps its default except TASK_MODULES (the
+bench's no-op task must be registered to run)."""
 
 import os
 
@@ -21,6 +22,7 @@ USE_TZ = True
 TIME_ZONE = "UTC"
 INSTALLED_APPS = ["django_headgate"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+HEADGATE = {"TASK_MODULES": ["bench.tasks"]}
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -1,5 +1,8 @@
 """The no-op task every system runs (Headgate's copy; peers define theirs in their own module)."""
 
+import django_headgate as headgate
 
+
+@headgate.task
 def noop():
     return None

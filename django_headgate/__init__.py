@@ -17,6 +17,7 @@ _EXPORTS = {
     "cancel": "api",
     "retry": "api",
     "current_job": "worker.context",
+    "task": "registry",
     "register_retention_class": "policies",
     "set_queue_retention": "policies",
     "clear_queue_retention": "policies",

@@ -8,17 +8,20 @@ subclass and leaves the database as it was. ``using`` picks a database alias; th
 import json
 import uuid
 from dataclasses import dataclass, field
-from datetime import timedelta
+
+from django.db import transaction
 
 from .conf import get_settings
 from .exceptions import IdempotencyConflict, InvalidJob, InvalidJobState, InvalidRunAt, JobNotFound
 from .ids import uuid7
 from .models import Job, JobState
+from .registry import NATIVE, get_task
 from .retention import resolve_retention_class
 from .store import get_store
 from .store.base import NewJob
 from .validation import (
     check_args,
+    check_delay,
     check_max_attempts,
     check_priority,
     check_queue_name,
@@ -39,7 +42,7 @@ class JobSpec:
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
     queue: str | None = None
-    priority: int = 0
+    priority: int | None = None
     run_at: object = None
     delay: object = None
     max_attempts: int | None = None
@@ -61,37 +64,56 @@ def _check_job_id(job_id):
 
 
 def _delay_seconds(run_at, delay):
-    if delay is None:
-        return 0.0
-    if run_at is not None:
-        raise InvalidRunAt("Pass run_at or delay, not both.")
-    seconds = delay.total_seconds() if isinstance(delay, timedelta) else delay
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds < 0:
-        raise InvalidRunAt(f"delay must be a non-negative timedelta or number of seconds (got {delay!r}).")
-    return float(seconds)
+    if delay is not None and run_at is not None:
+        raise InvalidRunAt("Pass run_at or delay, not both.", field="delay")
+    return check_delay(delay)
+
+
+_NO_DEFAULTS = {}
+
+
+def _task_defaults(task, conf):
+    """The registered task's enqueue defaults; none for an unregistered path when
+    VALIDATE_TASK_PATHS is off (the worker still refuses to run it)."""
+    if conf.validate_task_paths:
+        return get_task(task, kind=NATIVE).enqueue_defaults()
+    try:
+        return get_task(task, kind=NATIVE).enqueue_defaults()
+    except InvalidJob:
+        return _NO_DEFAULTS
+
+
+def _first_set(*values):
+    return next((value for value in values if value is not None), None)
 
 
 def build_new_job(spec, conf, using, unique_key=None):
-    """Validate a JobSpec into a NewJob ready to insert; raises before anything is written."""
-    queue = check_queue_name(spec.queue if spec.queue is not None else conf.default_queue)
-    task = check_task_path(spec.task, import_it=conf.validate_task_paths)
-    _, _, args_json, kwargs_json = check_args(spec.args, spec.kwargs or {})
+    """Validate a JobSpec into a NewJob ready to insert; raises before anything is written.
+
+    An option the spec leaves None takes the registered task's default, then the setting's."""
+    task = check_task_path(spec.task)
+    defaults = _task_defaults(task, conf)
+    queue = check_queue_name(_first_set(spec.queue, defaults.get("queue"), conf.default_queue))
+    _, _, args_json, kwargs_json = check_args(spec.args, spec.kwargs or {}, conf.max_payload_bytes)
     run_at = check_run_at(spec.run_at)
-    max_attempts = spec.max_attempts if spec.max_attempts is not None else conf.default_max_attempts
+    max_attempts = _first_set(spec.max_attempts, defaults.get("max_attempts"), conf.default_max_attempts)
+    retention_class = spec.retention_class
+    if retention_class is None and not spec.retain_forever:
+        retention_class = defaults.get("retention_class")
     return NewJob(
         id=_check_job_id(spec.job_id),
         queue=queue,
         task=task,
         args_json=args_json,
         kwargs_json=kwargs_json,
-        priority=check_priority(spec.priority),
+        priority=check_priority(_first_set(spec.priority, defaults.get("priority"), 0)),
         run_at=run_at,
         delay_seconds=_delay_seconds(run_at, spec.delay),
         max_attempts=check_max_attempts(max_attempts),
         unique_key=check_unique_key(unique_key),
         fingerprint=fingerprint(task, args_json, kwargs_json),
         tags_json=dump_json(check_tags(spec.tags), "tags"),
-        retention_class=resolve_retention_class(queue, spec.retention_class, spec.retain_forever, using),
+        retention_class=resolve_retention_class(queue, retention_class, spec.retain_forever, using),
     )
 
 
@@ -110,12 +132,15 @@ def _job_instance(new_job, created_at, run_at, using):
     return job
 
 
-def enqueue(task, args=(), kwargs=None, *, queue=None, priority=0, run_at=None, delay=None,
+def enqueue(task, args=(), kwargs=None, *, queue=None, priority=None, run_at=None, delay=None,
             unique_key=None, job_id=None, max_attempts=None, retention_class=None,
             retain_forever=False, tags=(), using=None):
     """Enqueue one job in the caller's transaction and return its ``Job``.
 
-    With ``unique_key``: when a hot job already holds the key, that job is returned if its
+    ``task`` must be registered (``@headgate.task``, ``HEADGATE["TASK_MODULES"]``), else
+    ``UnregisteredTask``. ``queue``, ``priority``, ``max_attempts`` and ``retention_class`` left
+    None take the task's registered defaults, then the settings' (priority 0). With
+    ``unique_key``: when a hot job already holds the key, that job is returned if its
     fingerprint (task + arguments) matches, else ``IdempotencyConflict`` is raised. Raises a
     ``HeadgateError`` subclass for bad input, before any row is written.
     """
@@ -154,8 +179,34 @@ def enqueue_many(specs, *, using=None):
     using = using or conf.database
     new_jobs = [build_new_job(spec, conf, using) for spec in specs]
     if new_jobs:
-        get_store(using).insert_jobs(new_jobs)
+        store = get_store(using)
+        with transaction.atomic(using=using):
+            for batch in _batches_by_bytes(new_jobs, store.max_insert_bytes):
+                store.insert_jobs(batch)
     return [job.id for job in new_jobs]
+
+
+def _job_bytes(new_job):
+    # Escaping can double JSON text in a statement (every quote); the rest of a row is small.
+    return 2 * (len(new_job.args_json) + len(new_job.kwargs_json) + len(new_job.tags_json)) + 512
+
+
+def _batches_by_bytes(new_jobs, max_bytes):
+    """Split the jobs so that no batch exceeds ``max_bytes`` (a lone larger job is its own batch);
+    None: one batch (the store bounds its statements by rows only)."""
+    if max_bytes is None:
+        yield new_jobs
+        return
+    batch, size = [], 0
+    for new_job in new_jobs:
+        job_bytes = _job_bytes(new_job)
+        if batch and size + job_bytes > max_bytes:
+            yield batch
+            batch, size = [], 0
+        batch.append(new_job)
+        size += job_bytes
+    if batch:
+        yield batch
 
 
 def get_job(job_id, *, using=None):

@@ -11,7 +11,14 @@ class HeadgateConfig(AppConfig):
     def ready(self):
         from . import checks  # noqa: F401  (registers the system checks)
         from .backends import checks as tasks_backend_checks  # noqa: F401  (headgate.E020)
+        from .conf import validate_settings
         from .policies import register_after_migrate
+        from .registry import discover_tasks
 
         # Built-in and HEADGATE["RETENTION_CLASSES"] classes exist after migrate (and flush).
         post_migrate.connect(register_after_migrate, sender=self, dispatch_uid="headgate.register_classes")
+        # Only registered tasks run (DESIGN §5): import every app's tasks module and
+        # HEADGATE["TASK_MODULES"] now, in web processes and workers alike. An invalid
+        # TASK_MODULES is reported by the system checks (the default, none, is used meanwhile).
+        values, _ = validate_settings()
+        discover_tasks(values["task_modules"])

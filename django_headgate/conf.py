@@ -7,6 +7,7 @@ back as float seconds. ``validate_settings()`` reports *every* invalid field at 
 checks (``checks.py``) show that list, and ``get_settings()`` refuses to run on a bad one.
 """
 
+import re
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -16,7 +17,7 @@ from django.core.signals import setting_changed
 from django.dispatch import receiver
 
 from .durations import DAY, HOUR, MINUTE, describe_duration, plain_number
-from .validation import retention_class_setting_errors
+from .validation import QUEUE_NAME_RE, retention_class_setting_errors
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,7 @@ class Field:
 
     path: tuple
     default: object
-    kind: str  # "int", "duration", "bool", "str", "mapping"
+    kind: str  # "int", "duration", "bool", "str", "queue", "modules", "mapping"
     minimum: float | None = None
     maximum: float | None = None
     doc: str = ""
@@ -86,7 +87,7 @@ def _duty_fields(section, prefix="", *, timeout=BATCH_TIMEOUT_DEFAULT, max_batch
 
 FIELDS = (
     Field(("DATABASE",), "default", "str", doc="Database alias that holds the Headgate tables."),
-    Field(("DEFAULT_QUEUE",), "default", "str", doc="Queue used when enqueue() names none."),
+    Field(("DEFAULT_QUEUE",), "default", "queue", doc="Queue used when enqueue() names none."),
     Field(("DEFAULT_MAX_ATTEMPTS",), 3, "int", 1, 100, "Attempts before a failing job is dead."),
     Field(("LEASE_SECONDS",), 30, "duration", 5, DAY, "Lease a worker takes on a claimed job."),
     Field(("RETRY_BACKOFF_BASE",), 2, "duration", 0, HOUR, "First retry delay; doubles per attempt."),
@@ -94,7 +95,9 @@ FIELDS = (
     Field(("POLL_INTERVAL",), 1, "duration", 0.05, MINUTE, "Longest idle wait between claims."),
     Field(("SHUTDOWN_TIMEOUT",), 30, "duration", 0, HOUR, "How long a stopping worker waits for jobs."),
     Field(("OUTPUT_MAX_CHARS",), 65536, "int", 1024, 10_000_000, "Output kept per job (the tail)."),
-    Field(("VALIDATE_TASK_PATHS",), True, "bool", doc="Import the task path at enqueue."),
+    Field(("VALIDATE_TASK_PATHS",), True, "bool", doc="enqueue() refuses a task not registered here."),
+    Field(("TASK_MODULES",), (), "modules", doc="Modules whose public functions are tasks."),
+    Field(("MAX_PAYLOAD_BYTES",), 1_048_576, "int", 1024, 4_194_304, "Largest encoded args + kwargs."),
     Field(("RETENTION_CLASSES",), {}, "mapping", doc="Retention classes registered at start-up."),
     Field(("RESCUE", "INTERVAL"), 30, "duration", 1, HOUR, "Cadence of the lease-rescue duty."),
     Field(("RESCUE", "BATCH_SIZE"), 500, "int", 1, 10_000, "Expired leases rescued per batch."),
@@ -159,6 +162,15 @@ def _convert(field, raw):
         if isinstance(raw, str) and raw:
             return raw, None
         return None, f"{field.name} must be a non-empty string (got {raw!r})."
+    if field.kind == "queue":
+        if isinstance(raw, str) and QUEUE_NAME_RE.fullmatch(raw):
+            return raw, None
+        return None, f"{field.name} must be a queue name: 1 to 64 characters from [A-Za-z0-9_.-] (got {raw!r})."
+    if field.kind == "modules":
+        if isinstance(raw, (list, tuple)) and all(isinstance(item, str) and MODULE_PATH_RE.fullmatch(item)
+                                                  for item in raw):
+            return tuple(raw), None
+        return None, f"{field.name} must be a list of dotted module paths such as 'myapp.tasks' (got {raw!r})."
     if field.kind == "mapping":
         if isinstance(raw, dict):
             return dict(raw), None
@@ -176,8 +188,12 @@ def _convert(field, raw):
     return (float(value) if field.kind == "duration" else value), None
 
 
+MODULE_PATH_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
 def _flatten(raw):
-    """Yield (path, value) for every leaf of the user's HEADGATE dict, sections included."""
+    """Yield (path, value) for every leaf of the user's HEADGATE dict, sections included
+    (a section that is not a dict is yielded as ``((section,), value)``)."""
     for key, value in raw.items():
         if key in SECTIONS and isinstance(value, dict):
             for sub_key, sub_value in value.items():
@@ -203,6 +219,10 @@ def validate_settings(raw=None):
         values[field.attribute] = value
     for path, raw_value in _flatten(raw):
         field = FIELDS_BY_PATH.get(path)
+        if field is None and path[0] in SECTIONS:
+            name = f"HEADGATE[{path[0]!r}]"
+            errors.append((name, f"{name} must be a dict of settings (got {type(raw_value).__name__})."))
+            continue
         if field is None:
             name = "HEADGATE" + "".join(f"[{p!r}]" for p in path)
             known = ", ".join(sorted(f.name for f in FIELDS))

@@ -20,11 +20,39 @@ class InvalidJob(HeadgateError):
 
 
 class UnknownTask(InvalidJob):
-    """The task path does not name an importable callable."""
+    """The task path does not name a task this process can run."""
+
+
+class UnregisteredTask(UnknownTask):
+    """The task is not registered (@headgate.task, HEADGATE['TASK_MODULES'] or a Django @task); only registered tasks run."""
+
+
+class InvalidTaskDefinition(HeadgateError):
+    """The task cannot be registered: it must be a module-level function with valid options."""
 
 
 class InvalidArguments(InvalidJob):
     """The job arguments are not JSON-serialisable."""
+
+
+class InvalidText(InvalidArguments):
+    """Text must be valid Unicode without NUL characters or lone surrogates."""
+
+
+class PayloadTooLarge(InvalidArguments):
+    """The job's encoded arguments exceed HEADGATE['MAX_PAYLOAD_BYTES']."""
+
+
+class PayloadTooDeep(InvalidArguments):
+    """The job's JSON is nested too deeply."""
+
+
+class InvalidTags(InvalidJob):
+    """Tags must be a list or tuple of strings of 1 to 100 characters."""
+
+
+class InvalidUniqueKey(InvalidJob):
+    """unique_key must be a string of 1 to 255 characters."""
 
 
 class InvalidQueueName(InvalidJob):
@@ -36,7 +64,7 @@ class InvalidPriority(InvalidJob):
 
 
 class InvalidRunAt(InvalidJob):
-    """run_at must be a timezone-aware datetime when USE_TZ is on."""
+    """run_at must be a timezone-aware datetime (when USE_TZ is on) within the supported range; delay a finite, bounded duration."""
 
 
 class JobIdConflict(InvalidJob):

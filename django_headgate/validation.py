@@ -4,15 +4,15 @@ Each ``check_*`` function returns the normalised value or raises the matching ``
 subclass, so every entry point refuses bad input the same way before anything is written.
 """
 
-import functools
 import hashlib
 import json
+import math
 import re
 from datetime import datetime, timedelta
+from datetime import timezone as dt_timezone
 
 from django.conf import settings
 from django.utils import timezone
-from django.utils.module_loading import import_string
 
 from .exceptions import (
     InvalidArguments,
@@ -21,6 +21,11 @@ from .exceptions import (
     InvalidPriority,
     InvalidQueueName,
     InvalidRunAt,
+    InvalidTags,
+    InvalidText,
+    InvalidUniqueKey,
+    PayloadTooDeep,
+    PayloadTooLarge,
     UnknownTask,
 )
 
@@ -29,6 +34,39 @@ PRIORITY_MIN, PRIORITY_MAX = -100, 100
 MAX_ATTEMPTS_MIN, MAX_ATTEMPTS_MAX = 1, 1000
 UNIQUE_KEY_MAX_LENGTH = 255
 TAG_MAX_LENGTH = 100
+TASK_PATH_MAX_LENGTH = 255
+# Containers (lists, dicts) nested in one stored JSON document, the outer args list or kwargs
+# dict included. MariaDB's JSON_VALID (the CHECK on its JSON columns) refuses 32 levels.
+MAX_JSON_DEPTH = 30
+# The latest delay: 100 years, like the longest retention duration.
+MAX_DELAY_SECONDS = 36500 * 86400
+# run_at within what every vendor stores and reads back into a Python datetime: a year of margin
+# before 9999-12-31, so no time zone conversion can overflow when the row is read.
+RUN_AT_MIN = datetime(1970, 1, 1, tzinfo=dt_timezone.utc)
+RUN_AT_MAX = datetime(9999, 1, 1, tzinfo=dt_timezone.utc)
+
+
+# -- the payload rule (DESIGN §10): the same text on every vendor ------------------------------
+
+def text_problem(text):
+    """Why ``text`` cannot be stored the same way on every vendor, or None when it can."""
+    if "\x00" in text:
+        return "contains a NUL character"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "contains a lone surrogate (not valid Unicode)"
+    return None
+
+
+def check_text(text, field):
+    """Return ``text`` when it is a str of valid Unicode without NUL; else raise InvalidText naming ``field``."""
+    if not isinstance(text, str):
+        raise InvalidText(f"{field} must be a string (got {type(text).__name__}).", field=field)
+    problem = text_problem(text)
+    if problem:
+        raise InvalidText(f"{field} {problem}.", field=field)
+    return text
 
 
 def check_queue_name(queue):
@@ -62,25 +100,12 @@ def check_max_attempts(max_attempts):
     return max_attempts
 
 
-def check_task_path(task, *, import_it):
-    """Check the dotted path's shape, and (when ``import_it``) that it names a callable."""
-    if not isinstance(task, str) or "." not in task or len(task) > 255:
-        raise UnknownTask(f"Invalid task path {task!r}: expected 'package.module.function'.", task=task)
-    if import_it:
-        resolve_task(task)
-    return task
-
-
-@functools.lru_cache(maxsize=1024)
-def resolve_task(task):
-    """Import the task's callable; raise UnknownTask when the path does not name one."""
-    try:
-        func = import_string(task)
-    except ImportError as exc:
-        raise UnknownTask(f"Unknown task path {task!r}: {exc}", task=task) from None
-    if not callable(func):
-        raise UnknownTask(f"Task path {task!r} does not name a callable.", task=task)
-    return func
+def check_task_path(task):
+    """Check the dotted path's shape and text (whether it is registered is the registry's check)."""
+    if not isinstance(task, str) or "." not in task or len(task) > TASK_PATH_MAX_LENGTH:
+        raise UnknownTask(f"Invalid task path {task!r}: expected 'package.module.function'.",
+                          task=task, field="task")
+    return check_text(task, "task")
 
 
 # One encoder for every call: json.dumps() with options builds a new encoder each time, which
@@ -89,21 +114,72 @@ _CANONICAL_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), allow_
 
 
 def dump_json(value, what):
-    """Serialise ``value`` to canonical JSON text, or raise InvalidArguments naming ``what``."""
+    """Serialise ``value`` to canonical JSON text under the payload rule, or raise an
+    InvalidArguments subclass naming ``what``: not JSON, nested deeper than MAX_JSON_DEPTH, or a
+    string or key with NUL or a lone surrogate."""
     try:
-        return _CANONICAL_JSON.encode(value)
+        text = _CANONICAL_JSON.encode(value)
+    except RecursionError:
+        raise PayloadTooDeep(f"{what} is nested more than {MAX_JSON_DEPTH} levels deep.",
+                             field=what, limit=MAX_JSON_DEPTH) from None
     except (TypeError, ValueError) as exc:
-        raise InvalidArguments(f"{what} must be JSON-serialisable: {exc}") from None
+        raise InvalidArguments(f"{what} must be JSON-serialisable: {exc}", field=what) from None
+    # The encoder escapes every non-ASCII character, so clean text is found without walking
+    # the value: NUL is "\u0000" and any surrogate "\udXXX" (which also matches characters
+    # U+D000..U+D7FF and astral ones: then the walk decides).
+    if "\\u0000" in text or "\\ud" in text:
+        _check_json_strings(value, what)
+    if text.count("[") + text.count("{") > MAX_JSON_DEPTH:
+        _check_json_depth(value, what)
+    return text
 
 
-def check_args(args, kwargs):
-    """Return (args list, kwargs dict, args JSON, kwargs JSON)."""
+def _json_children(value):
+    if isinstance(value, dict):
+        return [*value.keys(), *value.values()]
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return ()
+
+
+def _check_json_strings(value, what):
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            problem = text_problem(item)
+            if problem:
+                raise InvalidText(f"{what}: a string or key {problem}.", field=what)
+        else:
+            stack.extend(_json_children(item))
+
+
+def _check_json_depth(value, what):
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list, tuple)):
+            if depth > MAX_JSON_DEPTH:
+                raise PayloadTooDeep(f"{what} is nested more than {MAX_JSON_DEPTH} levels deep.",
+                                     field=what, limit=MAX_JSON_DEPTH)
+            stack.extend((child, depth + 1) for child in _json_children(item))
+
+
+def check_args(args, kwargs, max_bytes=None):
+    """Return (args list, kwargs dict, args JSON, kwargs JSON); with ``max_bytes``, their
+    encoded size together must not exceed it (PayloadTooLarge)."""
     if isinstance(args, (str, bytes, dict)) or not hasattr(args, "__iter__"):
-        raise InvalidArguments(f"args must be a list or tuple (got {type(args).__name__}).")
+        raise InvalidArguments(f"args must be a list or tuple (got {type(args).__name__}).", field="args")
     if not isinstance(kwargs, dict) or not all(isinstance(k, str) for k in kwargs):
-        raise InvalidArguments("kwargs must be a dict with string keys.")
+        raise InvalidArguments("kwargs must be a dict with string keys.", field="kwargs")
     args = list(args)
-    return args, kwargs, dump_json(args, "args"), dump_json(kwargs, "kwargs")
+    args_json, kwargs_json = dump_json(args, "args"), dump_json(kwargs, "kwargs")
+    size = len(args_json) + len(kwargs_json)  # ASCII text: characters are bytes
+    if max_bytes is not None and size > max_bytes:
+        raise PayloadTooLarge(
+            f"args and kwargs encode to {size:,} bytes; HEADGATE['MAX_PAYLOAD_BYTES'] allows {max_bytes:,}.",
+            field="args" if len(args_json) >= len(kwargs_json) else "kwargs", size=size, limit=max_bytes)
+    return args, kwargs, args_json, kwargs_json
 
 
 def fingerprint(task, args_json, kwargs_json):
@@ -112,29 +188,58 @@ def fingerprint(task, args_json, kwargs_json):
 
 
 def check_run_at(run_at):
+    """None, or a datetime (aware when USE_TZ is on) from 1970-01-01 to 9999-01-01 UTC."""
     if run_at is None:
         return None
     if not isinstance(run_at, datetime):
-        raise InvalidRunAt(f"run_at must be a datetime (got {type(run_at).__name__}).")
+        raise InvalidRunAt(f"run_at must be a datetime (got {type(run_at).__name__}).", field="run_at")
     if settings.USE_TZ and timezone.is_naive(run_at):
-        raise InvalidRunAt("run_at is naive but USE_TZ is on: pass a timezone-aware datetime.")
+        raise InvalidRunAt("run_at is naive but USE_TZ is on: pass a timezone-aware datetime.", field="run_at")
+    try:
+        as_utc = run_at.astimezone(dt_timezone.utc) if timezone.is_aware(run_at) else run_at.replace(tzinfo=dt_timezone.utc)
+    except (OverflowError, ValueError):
+        as_utc = None
+    if as_utc is None or not RUN_AT_MIN <= as_utc < RUN_AT_MAX:
+        raise InvalidRunAt(f"run_at must be from {RUN_AT_MIN:%Y-%m-%d} to before {RUN_AT_MAX:%Y-%m-%d} UTC "
+                           f"(got {run_at!r}).", field="run_at")
     return run_at
+
+
+def check_delay(delay):
+    """None (0.0) or a timedelta / number of seconds, finite, from 0 to 36,500 days: float seconds."""
+    if delay is None:
+        return 0.0
+    seconds = delay.total_seconds() if isinstance(delay, timedelta) else delay
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not (
+        math.isfinite(seconds) and 0 <= seconds <= MAX_DELAY_SECONDS
+    ):
+        raise InvalidRunAt(
+            f"delay must be a finite timedelta or number of seconds from 0 to {MAX_DELAY_SECONDS // 86400:,} "
+            f"days (got {delay!r}).", field="delay")
+    return float(seconds)
 
 
 def check_unique_key(unique_key):
     if unique_key is None:
         return None
     if not isinstance(unique_key, str) or not 1 <= len(unique_key) <= UNIQUE_KEY_MAX_LENGTH:
-        raise InvalidJob(f"unique_key must be a string of 1 to {UNIQUE_KEY_MAX_LENGTH} characters.")
-    return unique_key
+        raise InvalidUniqueKey(f"unique_key must be a string of 1 to {UNIQUE_KEY_MAX_LENGTH} characters.",
+                               field="unique_key")
+    return check_text(unique_key, "unique_key")
 
 
 def check_tags(tags):
-    tags = list(tags or ())
+    """A list or tuple (or None) of strings of 1 to 100 characters of valid text; returns a list."""
+    if tags is None:
+        return []
+    if not isinstance(tags, (list, tuple)):
+        raise InvalidTags(f"tags must be a list or tuple of strings (got {type(tags).__name__}).", field="tags")
     for tag in tags:
         if not isinstance(tag, str) or not 1 <= len(tag) <= TAG_MAX_LENGTH:
-            raise InvalidJob(f"Tags must be strings of 1 to {TAG_MAX_LENGTH} characters (got {tag!r}).")
-    return tags
+            raise InvalidTags(f"Tags must be strings of 1 to {TAG_MAX_LENGTH} characters (got {tag!r}).",
+                              field="tags")
+        check_text(tag, "tags")
+    return list(tags)
 
 
 # -- retention classes and queue policies (DESIGN §6) -------------------------------------------
@@ -184,6 +289,8 @@ def check_policy_duration(duration, *, field):
     if isinstance(duration, timedelta):
         value = duration
     elif isinstance(duration, (int, float)) and not isinstance(duration, bool):
+        if not math.isfinite(duration):
+            raise InvalidPolicy(f"{field} must be a finite duration (got {duration!r}).", field=field)
         try:
             value = timedelta(seconds=duration)
         except OverflowError:

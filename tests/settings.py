@@ -77,6 +77,9 @@ HEADGATE = {
     "RETRY_BACKOFF_BASE": 0.2,
     "POLL_INTERVAL": 0.2,
     "SHUTDOWN_TIMEOUT": 10,
+    # tests.testapp.tasks is found by autodiscovery; these modules are listed.
+    "TASK_MODULES": ["tests.testapp.module_tasks"] + (
+        ["tests.testapp.django_tasks"] if django.VERSION >= (6, 0) else []),
 }
 # Django Tasks framework (tests/tasks_backend). Django 6+ only: on 5.2 this entry is headgate.E020.
 if django.VERSION >= (6, 0):

@@ -24,6 +24,7 @@ from django.utils.json import normalize_json
 from ..conf import get_settings
 from ..exceptions import HeadgateError, InvalidJob
 from ..ids import uuid7
+from ..registry import register_django_task
 from ..validation import check_max_attempts, check_queue_name, check_tags, check_unique_key
 from .checks import E_TASKS_OPTIONS, E_TASKS_QUEUE
 from .task_results import (
@@ -165,7 +166,8 @@ class HeadgateBackend(BaseTaskBackend):
     # -- validation ---------------------------------------------------------------------------
 
     def validate_task(self, task):
-        """Django's validation (raises InvalidTask), then Headgate's queue grammar and options."""
+        """Django's validation (raises InvalidTask), then Headgate's queue grammar and options;
+        a valid Task is registered in Headgate's task registry."""
         super().validate_task(task)
         try:
             check_queue_name(task.queue_name)
@@ -175,6 +177,9 @@ class HeadgateBackend(BaseTaskBackend):
         _, errors = check_options(options, TASK_OPTION_NAMES)
         if errors:
             raise InvalidTask(f"Invalid Headgate option: {' '.join(errors)}")
+        # Django validates every Task it builds (the @task decorator, .using()): that registers
+        # it, so a worker runs this Task and no other (DESIGN §5).
+        register_django_task(task)
 
     def check(self, **kwargs):
         where = f"TASKS[{self.alias!r}]"

@@ -13,9 +13,9 @@ import builtins
 
 from django.tasks.base import Task, TaskError, TaskResult, TaskResultStatus
 from django.tasks.exceptions import TaskResultDoesNotExist
-from django.utils.module_loading import import_string
-
+from ..exceptions import UnregisteredTask
 from ..models import JobState
+from ..registry import DJANGO_TASK, get_task
 
 #: The runner's path: the ``task`` of Tasks-backend rows written before migration 0005, and of
 #: Tasks whose class is not HeadgateTask (a stable path: it is stored in job rows).
@@ -64,14 +64,16 @@ def build_result_envelope(return_value, worker_id):
 
 
 def import_task(task_path, result_id=None):
-    """The Task object a payload names; TaskResultDoesNotExist when it is no longer a Task."""
+    """The registered Task a payload names (nothing is imported because a row names it);
+    TaskResultDoesNotExist when it no longer names a registered Task."""
     try:
-        task = import_string(task_path)
-    except ImportError:
+        task = get_task(task_path, kind=DJANGO_TASK).func
+    except UnregisteredTask:
         task = None
     if not isinstance(task, Task):
         raise TaskResultDoesNotExist(
-            f"Result {result_id}: {task_path!r} no longer names a Task, so its result cannot be read."
+            f"Result {result_id}: {task_path!r} no longer names a Task registered in this process, "
+            "so its result cannot be read."
         )
     return task
 

@@ -21,7 +21,8 @@ from django.tasks.signals import task_finished, task_started
 from django.utils.json import normalize_json
 
 from ..conf import get_settings
-from ..exceptions import UnknownTask
+from ..exceptions import UnknownTask, UnregisteredTask
+from ..registry import DJANGO_TASK, is_registered
 from ..store import get_store
 from ..worker.context import current_job
 from ..worker.executor import describe_error
@@ -74,6 +75,10 @@ def _running_result(job, task_path, backend_alias):
     """(backend, TaskResult of this attempt) from the job's row; UnknownTask when unresolvable."""
     from ..api import get_job
 
+    if not is_registered(task_path, kind=DJANGO_TASK):
+        raise UnregisteredTask(f"Django Task {task_path!r} is not registered in this worker: its module "
+                               "was not imported at start-up (an app's tasks module or TASK_MODULES).",
+                               task=task_path)
     try:
         task_backend = task_backends[backend_alias]
         if not isinstance(task_backend, HeadgateBackend):

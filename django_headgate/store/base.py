@@ -53,6 +53,9 @@ class BaseStore(JobsContract, HeartbeatsContract, SweepContract):
     supports_listen_notify = False
     #: ``archive_row_estimates()`` returns exact counts (True), or catalogue estimates.
     archive_counts_are_exact = False
+    #: Bytes of job payload one ``insert_jobs()`` call may carry (None: bounded by rows only);
+    #: ``enqueue_many`` splits larger batches before calling the store.
+    max_insert_bytes = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from django.db import connections
 
 from ..exceptions import UnknownTask
+from ..registry import NATIVE, get_task
 from ..store.entries import exception_entry
-from ..validation import resolve_task
 from .context import JobContext, _set_current_job, json_result
 
 logger = logging.getLogger(__name__)
@@ -47,7 +47,8 @@ def run_job(claimed, store, worker_id, output_max_chars):
         claimed.fence, worker_id, store, output_max_chars,
     ))
     try:
-        func = resolve_task(claimed.task)
+        # Never imports: a path that is not registered is UnregisteredTask (no retries).
+        func = get_task(claimed.task, kind=NATIVE).func
         value = func(*json.loads(claimed.args_json), **json.loads(claimed.kwargs_json))
         try:
             return Outcome(claimed, result_json=json_result(value))

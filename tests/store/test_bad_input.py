@@ -12,13 +12,14 @@ from django_headgate.exceptions import (
     InvalidQueueName,
     InvalidRunAt,
     UnknownRetentionClass,
-    UnknownTask,
+    UnregisteredTask,
 )
 from django_headgate.models import Job
 
 BAD_INPUTS = [
-    (UnknownTask, dict(task="tests.testapp.tasks.does_not_exist")),
-    (UnknownTask, dict(task="not_a_module_at_all.fn")),
+    (UnregisteredTask, dict(task="tests.testapp.tasks.does_not_exist")),
+    (UnregisteredTask, dict(task="os.system")),
+    (UnregisteredTask, dict(task="not_a_module_at_all.fn")),
     (InvalidArguments, dict(args=(object(),))),
     (InvalidArguments, dict(kwargs={"when": datetime(2030, 1, 1)})),
     (InvalidQueueName, dict(queue="bad queue")),

@@ -52,6 +52,6 @@ def test_task_that_can_no_longer_be_imported_dies_at_once():
     job = headgate.enqueue(RUNNER_PATH, kwargs=payload("tests.testapp.django_tasks.removed"), max_attempts=5)
     stats = Worker(burst=True, concurrency=1).run()
     row = Job.objects.get(pk=job.id)
-    assert (stats.dead, row.state, row.attempts, row.errors[0]["type"]) == (1, "dead", 1, "UnknownTask")
+    assert (stats.dead, row.state, row.attempts, row.errors[0]["type"]) == (1, "dead", 1, "UnregisteredTask")
     with pytest.raises(TaskResultDoesNotExist, match="no longer names a Task"):
         default_task_backend.get_result(str(job.id))

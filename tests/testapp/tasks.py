@@ -1,19 +1,27 @@
-"""Task functions the tests enqueue. Side effects go to a table so tests can count them."""
+"""Task functions the tests enqueue. Side effects go to a table so tests can count them.
+
+This module is an installed app's ``tasks`` module, so Headgate imports it at start-up and its
+``@headgate.task`` functions are registered (tests/testapp/module_tasks.py shows TASK_MODULES).
+"""
 
 import os
 import time
 
+import django_headgate as headgate
 from django_headgate import current_job
 
 
+@headgate.task
 def noop():
     return None
 
 
+@headgate.task
 def add(a, b):
     return a + b
 
 
+@headgate.task
 def record(token):
     """Side effect counted by the tests: one row per successful run."""
     from .models import SideEffect
@@ -23,15 +31,18 @@ def record(token):
     return token
 
 
+@headgate.task
 def fail_always(message="boom"):
     raise RuntimeError(message)
 
 
+@headgate.task
 def sleep_then_return(seconds, value=None):
     time.sleep(seconds)
     return value
 
 
+@headgate.task
 def sleep_marking(seconds, marker_path, value=None):
     """Write a marker file when started (so a test knows the job runs), then sleep."""
     with open(marker_path, "a") as marker:
@@ -40,6 +51,7 @@ def sleep_marking(seconds, marker_path, value=None):
     return value
 
 
+@headgate.task
 def report_progress(steps):
     job = current_job()
     for step in range(steps):
@@ -48,15 +60,28 @@ def report_progress(steps):
     return steps
 
 
+@headgate.task
 def attempt_number():
     return current_job().attempt
 
 
+@headgate.task
 def not_json():
     return object()
 
 
+@headgate.task
 def sleep_and_report(seconds):
     """Sleep, then return which attempt and process ran it (fencing tests tell results apart)."""
     time.sleep(seconds)
     return {"attempt": current_job().attempt, "pid": os.getpid()}
+
+
+@headgate.task(queue="billing", priority=7, max_attempts=9, retention_class="forever")
+def with_defaults():
+    """Registered with defaults: enqueue() takes them unless it is given its own."""
+    return "ok"
+
+
+def _private_helper():
+    return "never registered"

@@ -7,6 +7,7 @@ from django_headgate.exceptions import (
     InvalidPriority,
     InvalidQueueName,
     InvalidRunAt,
+    InvalidText,
     UnknownTask,
 )
 from django_headgate.validation import (
@@ -41,14 +42,13 @@ def test_priority_out_of_range(priority):
         check_priority(priority)
 
 
-def test_unknown_task_paths():
-    with pytest.raises(UnknownTask):
-        check_task_path("nodots", import_it=False)
-    with pytest.raises(UnknownTask):
-        check_task_path("tests.testapp.tasks.missing", import_it=True)
-    with pytest.raises(UnknownTask):
-        check_task_path("no_such_module.f", import_it=True)
-    assert check_task_path("tests.testapp.tasks.add", import_it=True)
+def test_malformed_task_paths():
+    for path in ("nodots", "", None, 5, "a." + "x" * 255):
+        with pytest.raises(UnknownTask):
+            check_task_path(path)
+    with pytest.raises(InvalidText):
+        check_task_path("bad\x00path.f")
+    assert check_task_path("tests.testapp.tasks.add") == "tests.testapp.tasks.add"
 
 
 def test_arguments_must_be_json():

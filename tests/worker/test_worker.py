@@ -63,7 +63,7 @@ def test_task_path_removed_since_enqueue_kills_the_job():
     job = JobFactory(task="tests.testapp.tasks.vanished", max_attempts=5)
     run_burst()
     row = Job.objects.get(pk=job.id)
-    assert (row.state, row.errors[0]["type"]) == ("dead", "UnknownTask")
+    assert (row.state, row.errors[0]["type"]) == ("dead", "UnregisteredTask")
 
 
 def test_failing_job_retries_with_growing_delays_then_dies(settings):

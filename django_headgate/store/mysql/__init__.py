@@ -19,11 +19,15 @@ from .jobs import MySQLJobs
 from .sweep import MySQLSweep
 
 MICROSECONDS = 1_000_000
+# Half MariaDB's default max_allowed_packet (16 MiB): a statement over it fails with error 1153
+# or drops the connection (2006), so enqueue_many bounds its batches by bytes as well as rows.
+MAX_INSERT_BYTES = 8 * 1024 * 1024
 
 
 class MySQLStore(MySQLJobs, MySQLHeartbeats, MySQLSweep, BaseStore):
     vendor = "mysql"
     statements = (jobs, heartbeats, sweep)
+    max_insert_bytes = MAX_INSERT_BYTES
 
     def duration_param(self, seconds):
         return round(seconds * MICROSECONDS)  # added as INTERVAL n MICROSECOND

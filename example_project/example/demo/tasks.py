@@ -1,4 +1,6 @@
-"""Demo tasks. A task is a plain importable function; its return value must be JSON.
+"""Demo tasks. A task is a module-level function registered with ``@headgate.task``; its
+arguments and return value must be JSON. This is the ``tasks`` module of an installed app, so
+Headgate imports it at start-up and registers its tasks; a worker runs registered tasks only.
 
 Enqueue one by its dotted path::
 
@@ -8,17 +10,20 @@ Enqueue one by its dotted path::
 
 import time
 
+import django_headgate as headgate
 from django_headgate import current_job
 
 SLOW_SQUARE_STEPS = 5
 SLOW_SQUARE_SECONDS = 0.05
 
 
+@headgate.task
 def add(a, b):
     """Return a + b."""
     return a + b
 
 
+@headgate.task
 def slow_square(n):
     """Return n * n after ~0.05 s, reporting progress and output as it goes."""
     job = current_job()  # None when called outside a worker
@@ -35,6 +40,7 @@ class FlakyError(RuntimeError):
     """Raised by :func:`flaky` on its first attempt."""
 
 
+@headgate.task
 def flaky(n):
     """Fail on the first attempt, succeed on the retry: shows retries with backoff."""
     job = current_job()

@@ -1,0 +1,207 @@
+"""The task registry (DESIGN §5, §10): the only functions a worker ever calls.
+
+A row in ``headgate_job`` names its task by dotted path, and anyone who can write such a row
+could otherwise make a worker import and call any function at all (``os.system``). So a worker
+never imports a module because a row names it: it looks the path up here and refuses a path
+that is not registered. Tasks are registered in three ways, all at import time:
+
+- ``@headgate.task`` (bare, or with options) on a module-level function;
+- ``HEADGATE["TASK_MODULES"]``: every public function *defined* in those modules (names not
+  starting with ``_``; functions a module merely imports are not registered);
+- a Django ``@task`` on the Headgate Tasks backend (the backend registers it when Django
+  validates the Task).
+
+At start-up (``AppConfig.ready()``) :func:`discover_tasks` imports the ``tasks`` module of every
+installed app, as the admin autodiscovers ``admin`` modules, then the ``TASK_MODULES``. Nothing
+else is imported on behalf of a job.
+
+Options of ``@headgate.task``: ``queue``, ``priority``, ``max_attempts`` and ``retention_class``
+are the task's defaults at enqueue (an option given to ``enqueue()`` overrides them).
+``timeout``, ``retry_on``, ``no_retry_on`` and ``cron`` are validated and stored on the entry for
+the job-control features (DESIGN §12); they are not acted on yet.
+"""
+
+import inspect
+import logging
+import math
+import threading
+from dataclasses import dataclass, field
+
+from django.utils.module_loading import autodiscover_modules
+
+from .exceptions import InvalidTaskDefinition, UnregisteredTask
+from .validation import check_max_attempts, check_priority, check_queue_name, check_text
+
+logger = logging.getLogger(__name__)
+
+NATIVE = "native"
+DJANGO_TASK = "django_task"
+
+
+@dataclass(frozen=True)
+class RegisteredTask:
+    """One registered task: its dotted path, what to call, and its defaults at enqueue."""
+
+    path: str
+    func: object
+    kind: str = NATIVE
+    queue: str | None = None
+    priority: int | None = None
+    max_attempts: int | None = None
+    retention_class: str | None = None
+    # Stored for job control (DESIGN §12); not acted on yet.
+    timeout: float | None = None
+    retry_on: tuple = field(default=())
+    no_retry_on: tuple = field(default=())
+    cron: str | None = None
+
+    def enqueue_defaults(self):
+        """The options ``enqueue()`` takes from the task when the caller gives none."""
+        return {"queue": self.queue, "priority": self.priority, "max_attempts": self.max_attempts,
+                "retention_class": self.retention_class}
+
+
+_tasks = {}  # dotted path -> RegisteredTask
+_lock = threading.Lock()
+
+
+def task_path(func):
+    """The dotted path a module-level function is registered under: ``module.function``."""
+    return f"{func.__module__}.{func.__qualname__}"
+
+
+def _check_module_level(func):
+    if not inspect.isfunction(func):
+        raise InvalidTaskDefinition(f"@headgate.task decorates a function (got {type(func).__name__}).")
+    if func.__qualname__ != func.__name__ or func.__name__ == "<lambda>" or func.__module__ == "__main__":
+        raise InvalidTaskDefinition(
+            f"{func.__qualname__!r} is not a module-level function of an importable module: a "
+            "worker could not find it by its dotted path.")
+
+
+def _check_exception_classes(value, name):
+    classes = (value,) if isinstance(value, type) else tuple(value or ())
+    for cls in classes:
+        if not (isinstance(cls, type) and issubclass(cls, BaseException)):
+            raise InvalidTaskDefinition(f"{name} must be exception classes (got {cls!r}).")
+    return classes
+
+
+def _check_timeout(timeout):
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not (
+        math.isfinite(timeout) and timeout > 0
+    ):
+        raise InvalidTaskDefinition(f"timeout must be a positive finite number of seconds (got {timeout!r}).")
+    return float(timeout)
+
+
+def _check_options(queue, priority, max_attempts, retention_class, timeout, retry_on, no_retry_on, cron):
+    if retention_class is not None and not (isinstance(retention_class, str) and retention_class):
+        raise InvalidTaskDefinition(f"retention_class must be a class key (got {retention_class!r}).")
+    if cron is not None and not (isinstance(cron, str) and cron.strip()):
+        raise InvalidTaskDefinition(f"cron must be a cron expression string (got {cron!r}).")
+    return dict(
+        queue=None if queue is None else check_queue_name(queue),
+        priority=None if priority is None else check_priority(priority),
+        max_attempts=None if max_attempts is None else check_max_attempts(max_attempts),
+        retention_class=retention_class,
+        timeout=_check_timeout(timeout),
+        retry_on=_check_exception_classes(retry_on, "retry_on"),
+        no_retry_on=_check_exception_classes(no_retry_on, "no_retry_on"),
+        cron=cron,
+    )
+
+
+def register_task(func, *, name=None, kind=NATIVE, replace=True, **options):
+    """Register ``func`` under ``name`` (default: its dotted path); return the RegisteredTask.
+
+    ``replace=False`` keeps an entry already registered under that path (TASK_MODULES does not
+    override the options a decorator gave). Raises InvalidTaskDefinition for a function that is
+    not module-level or for a bad option."""
+    if kind == NATIVE and name is None:
+        _check_module_level(func)
+    path = check_text(name or task_path(func), "task")
+    entry = RegisteredTask(path, func, kind, **_check_options(**{
+        "queue": None, "priority": None, "max_attempts": None, "retention_class": None,
+        "timeout": None, "retry_on": (), "no_retry_on": (), "cron": None, **options}))
+    with _lock:
+        if replace or path not in _tasks:
+            _tasks[path] = entry
+        return _tasks[path]
+
+
+def task(func=None, *, queue=None, priority=None, max_attempts=None, retention_class=None,
+         timeout=None, retry_on=(), no_retry_on=(), cron=None):
+    """Register a module-level function as a Headgate task; return the function unchanged.
+
+    Bare (``@headgate.task``) or with options (``@headgate.task(queue="billing", max_attempts=5)``).
+    ``queue``, ``priority``, ``max_attempts`` and ``retention_class`` are the defaults of its jobs
+    (``enqueue()`` arguments override them); ``timeout``, ``retry_on``, ``no_retry_on`` and ``cron``
+    are stored for job control and not acted on yet."""
+    options = dict(queue=queue, priority=priority, max_attempts=max_attempts, retention_class=retention_class,
+                   timeout=timeout, retry_on=retry_on, no_retry_on=no_retry_on, cron=cron)
+
+    def decorate(function):
+        register_task(function, **options)
+        return function
+
+    return decorate if func is None else decorate(func)
+
+
+def register_django_task(django_task):
+    """Register a Django Tasks ``Task`` under its ``module_path`` (the Headgate backend calls this)."""
+    return register_task(django_task, name=django_task.module_path, kind=DJANGO_TASK)
+
+
+def register_module(module):
+    """Register every public function defined in ``module`` (keeping decorated entries); return the paths."""
+    paths = []
+    for name, value in vars(module).items():
+        if name.startswith("_") or not inspect.isfunction(value) or value.__module__ != module.__name__:
+            continue
+        if value.__qualname__ != name:  # an alias of another function
+            continue
+        paths.append(register_task(value, replace=False).path)
+    return paths
+
+
+def unregister_task(path):
+    """Forget a registered task; returns True when it was registered. Its queued jobs will end dead."""
+    with _lock:
+        return _tasks.pop(path, None) is not None
+
+
+def is_registered(path, kind=None):
+    entry = _tasks.get(path)
+    return entry is not None and (kind is None or entry.kind == kind)
+
+
+def get_task(path, kind=None):
+    """The RegisteredTask for ``path``; UnregisteredTask when it is not registered (nothing is imported)."""
+    entry = _tasks.get(path) if isinstance(path, str) else None
+    if entry is None or (kind is not None and entry.kind != kind):
+        raise UnregisteredTask(
+            f"Task {path!r} is not registered: decorate it with @headgate.task, list its module in "
+            "HEADGATE['TASK_MODULES'], or define it with Django's @task on the Headgate backend.",
+            task=path)
+    return entry
+
+
+def registered_paths():
+    return sorted(_tasks)
+
+
+def discover_tasks(task_modules):
+    """Import every installed app's ``tasks`` module, then ``task_modules`` (registering their functions)."""
+    from importlib import import_module
+
+    from . import backends  # noqa: F401
+    from .backends import tasks as tasks_backend
+
+    register_task(tasks_backend.run_django_task, name=tasks_backend.RUNNER_PATH, kind=NATIVE)
+    autodiscover_modules("tasks")
+    for module_path in task_modules:
+        register_module(import_module(module_path))
+    logger.debug("Tasks registered.", extra={"action": "tasks_discovered", "rows": len(_tasks)})
