@@ -27,6 +27,7 @@ import math
 import threading
 from dataclasses import dataclass, field
 
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import autodiscover_modules
 
 from .exceptions import InvalidTaskDefinition, UnregisteredTask
@@ -203,5 +204,10 @@ def discover_tasks(task_modules):
     register_task(tasks_backend.run_django_task, name=tasks_backend.RUNNER_PATH, kind=NATIVE)
     autodiscover_modules("tasks")
     for module_path in task_modules:
-        register_module(import_module(module_path))
+        try:
+            module = import_module(module_path)
+        except ImportError as exc:
+            raise ImproperlyConfigured(
+                f"HEADGATE['TASK_MODULES'] names {module_path!r}, which cannot be imported: {exc}") from exc
+        register_module(module)
     logger.debug("Tasks registered.", extra={"action": "tasks_discovered", "rows": len(_tasks)})

@@ -8,6 +8,7 @@ import hashlib
 import json
 import math
 import re
+import unicodedata
 from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
 
@@ -76,6 +77,22 @@ def check_queue_name(queue):
             queue=queue,
         )
     return queue
+
+
+WORKER_ID_MAX_LENGTH = 200
+
+
+def check_worker_id(worker_id):
+    """A worker identity: 1 to 200 characters of valid text without control or format
+    characters (they would forge or garble log lines and status output). Raises InvalidText."""
+    if not isinstance(worker_id, str) or not 1 <= len(worker_id) <= WORKER_ID_MAX_LENGTH:
+        raise InvalidText(f"worker id must be 1 to {WORKER_ID_MAX_LENGTH} characters.", field="worker_id")
+    check_text(worker_id, "worker id")
+    bad = sorted({f"U+{ord(c):04X}" for c in worker_id if unicodedata.category(c).startswith("C")})
+    if bad:
+        raise InvalidText(f"worker id must not contain control characters (found {', '.join(bad)}).",
+                          field="worker_id")
+    return worker_id
 
 
 def check_priority(priority):

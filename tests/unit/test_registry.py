@@ -108,3 +108,10 @@ def test_unknown_paths_are_unregistered_and_nothing_is_imported():
     with pytest.raises(UnregisteredTask):
         registry.get_task("os.system")
     assert "tests.testapp.never_imported" not in sys.modules
+
+
+def test_a_task_module_that_cannot_be_imported_is_a_configuration_error():
+    from django.core.exceptions import ImproperlyConfigured
+
+    with pytest.raises(ImproperlyConfigured, match="TASK_MODULES.*no_such_module"):
+        registry.discover_tasks(["tests.testapp.no_such_module"])

@@ -60,3 +60,31 @@ def test_get_settings_refuses_invalid_settings(settings):
 def test_setting_changes_are_picked_up(settings):
     settings.HEADGATE = {"LEASE_SECONDS": 60}
     assert get_settings().lease_seconds == 60.0
+
+
+@pytest.mark.parametrize("queue", ["bad queue; DROP", "", "x" * 65, 5, "ünicode"])
+def test_default_queue_follows_the_queue_grammar(queue):
+    _, errors = validate_settings({"DEFAULT_QUEUE": queue})
+    assert [name for name, _ in errors] == ["HEADGATE['DEFAULT_QUEUE']"]
+    assert "[A-Za-z0-9_.-]" in errors[0][1]
+
+
+@pytest.mark.parametrize("section", ["RESCUE", "SWEEP", "ARCHIVE_PRUNE", "HEARTBEAT"])
+@pytest.mark.parametrize("value", [5, "fast", [1]])
+def test_a_section_of_the_wrong_type_says_so(section, value):
+    _, errors = validate_settings({section: value})
+    assert errors == [(f"HEADGATE[{section!r}]", f"HEADGATE[{section!r}] must be a dict of settings "
+                                                 f"(got {type(value).__name__}).")]
+
+
+@pytest.mark.parametrize("modules", ["myapp.tasks", ["my app.tasks"], [5], ["a..b"]])
+def test_task_modules_must_be_a_list_of_module_paths(modules):
+    _, errors = validate_settings({"TASK_MODULES": modules})
+    assert [name for name, _ in errors] == ["HEADGATE['TASK_MODULES']"]
+
+
+@pytest.mark.parametrize("size", [1023, 4_194_305, 1.5e6, True])
+def test_max_payload_bytes_range(size):
+    _, errors = validate_settings({"MAX_PAYLOAD_BYTES": size})
+    assert [name for name, _ in errors] == ["HEADGATE['MAX_PAYLOAD_BYTES']"]
+    assert validate_settings({"MAX_PAYLOAD_BYTES": 4_194_304})[1] == []

@@ -15,6 +15,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("arguments", [
     ["--queues", "bad queue"], ["--queues", ","], ["--concurrency", "0"], ["--concurrency", "x"],
     ["--lease-seconds", "1"], ["--max-jobs", "0"],
+    ["--worker-id", ""], ["--worker-id", "w" * 201], ["--worker-id", "w-1\nFAKE LOG LINE"],
+    ["--worker-id", "w\x1b[31m"], ["--worker-id", "w\x00"], ["--worker-id", "w\u202e"],
+    ["--worker-id", "w\ud800"],
 ])
 def test_worker_refuses_bad_arguments(arguments):
     with pytest.raises(CommandError):

@@ -5,11 +5,12 @@ import logging
 import os
 import signal
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from ..startup import require_configured_classes
 
-from ...validation import QUEUE_NAME_RE
+from ...exceptions import InvalidText
+from ...validation import QUEUE_NAME_RE, check_worker_id
 from ...worker import Worker
 
 VERBOSITY_LOG_LEVELS = {0: logging.ERROR, 1: logging.WARNING, 2: logging.INFO, 3: logging.DEBUG}
@@ -24,6 +25,13 @@ def queue_list(value):
             "from [A-Za-z0-9_.-]"
         )
     return queues
+
+
+def worker_id(value):
+    try:
+        return check_worker_id(value)
+    except InvalidText as exc:
+        raise argparse.ArgumentTypeError(exc.message) from None
 
 
 def bounded_int(low, high):
@@ -57,7 +65,7 @@ class Command(BaseCommand):
                             help="Comma-separated queues to claim from (default: every queue).")
         parser.add_argument("--concurrency", type=bounded_int(1, 256), default=4,
                             help="Jobs run at once, one thread each (default 4).")
-        parser.add_argument("--worker-id", default=None,
+        parser.add_argument("--worker-id", type=worker_id, default=None,
                             help="Stable worker identity (default: hostname-pid).")
         parser.add_argument("--burst", action="store_true", help="Exit when no job is ready.")
         parser.add_argument("--max-jobs", type=bounded_int(1, 10**9), default=None,
@@ -71,8 +79,6 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         logging.getLogger("django_headgate").setLevel(VERBOSITY_LOG_LEVELS.get(options["verbosity"], logging.INFO))
-        if options["worker_id"] is not None and not 1 <= len(options["worker_id"]) <= 200:
-            raise CommandError("--worker-id must be 1 to 200 characters.")
         show_progress = options["progress"]
         if show_progress is None:
             show_progress = self.stdout.isatty()
