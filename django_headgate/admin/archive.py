@@ -4,7 +4,10 @@ Nobody adds, changes or deletes archived jobs here (the sweep writes them, pruni
 month removes them). Every query of this admin leaves ``args``, ``kwargs`` and ``result`` in the
 database (``defer``/``only``); a user holding ``headgate.view_archive_payload`` reveals one
 record's payload through an explicit POST, and each reveal is written to the admin log
-(``LogEntry``: who, when, which record, the reason given).
+(``LogEntry``: who, when, which record, the reason given). The detail page shows each error's
+attempt, time and type; messages and tracebacks (they quote task data) only in a reveal. Views
+that take an id check the view permission before looking the record up (no existence oracle:
+archive ids on MariaDB are time-based and guessable).
 
 The archive may hold many millions of rows, so the list never counts them: it pages with a
 probe (:mod:`.paging`), its filters read no more than an index probe per choice, facets are off
@@ -24,7 +27,8 @@ from django.utils.cache import add_never_cache_headers
 from ..archive_months import PARTITIONS
 from ..models import ArchivedJob
 from . import summaries
-from .display import WITHHELD, format_ms, json_block
+from .display import WITHHELD, error_summaries, format_ms, json_block
+from .guards import ViewPermissionFirst
 from .paging import ProbeChangeList, ProbePaginator, requested_page
 
 #: Columns the audit list reads; no payload, no errors.
@@ -87,7 +91,7 @@ class ArchiveChangeList(ProbeChangeList):
         return super().get_queryset(request, exclude_parameters).only(*LIST_COLUMNS)
 
 
-class ArchivedJobAdmin(admin.ModelAdmin):
+class ArchivedJobAdmin(ViewPermissionFirst, admin.ModelAdmin):
     list_display = (
         "job_id", "task", "queue", "terminal_state", "attempts", "finished_at", "evicted_at",
         "kept_until",
@@ -164,7 +168,10 @@ class ArchivedJobAdmin(admin.ModelAdmin):
 
     @admin.display(description="errors")
     def errors_display(self, archived):
-        return json_block(archived.errors) if archived.errors else "-"
+        summaries_ = error_summaries(archived.errors)
+        if not summaries_:
+            return "-"
+        return json_block({"attempts": summaries_, "message and traceback": f"{WITHHELD} (reveal)"})
 
     @admin.display(description="arguments, keyword arguments and result")
     def payload_withheld(self, archived):
@@ -200,15 +207,14 @@ class ArchivedJobAdmin(admin.ModelAdmin):
         """POST only: show one record's payload and write the reveal to the admin log."""
         if request.method != "POST":
             return HttpResponseNotAllowed(["POST"])
-        if not self.has_payload_permission(request):
+        # Both permissions before the lookup: a missing id answers as a forbidden one.
+        if not (self.has_payload_permission(request) and self.has_view_permission(request)):
             raise PermissionDenied
         archived = self.get_object(request, object_id)
         if archived is None:
             return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
-        if not self.has_view_permission(request, archived):
-            raise PermissionDenied
         reason = request.POST.get("reason", "").strip()[:REVEAL_REASON_MAX_LENGTH]
-        message = "Revealed archived payload (arguments, keyword arguments, result)."
+        message = "Revealed archived payload (arguments, keyword arguments, result, errors)."
         if reason:
             message += f" Reason: {reason}"
         self.log_change(request, archived, message)
@@ -226,6 +232,7 @@ class ArchivedJobAdmin(admin.ModelAdmin):
             "args_block": json_block(payload["args"]),
             "kwargs_block": json_block(payload["kwargs"]),
             "result_block": json_block(payload["result"]),
+            "errors_block": json_block(archived.errors) if archived.errors else "-",
             "fingerprint": payload["fingerprint"],
         }
         request.current_app = self.admin_site.name

@@ -55,6 +55,16 @@ def compact_datetime(value):
     return formats.date_format(dj_timezone.template_localtime(value), "Y-m-d H:i:s")
 
 
+#: The keys of an ``errors`` entry shown without a payload permission (no message, no traceback).
+ERROR_SUMMARY_KEYS = ("attempt", "at", "type", "worker_id")
+
+
+def error_summaries(errors):
+    """Each ``errors`` entry reduced to ``ERROR_SUMMARY_KEYS`` (messages quote task data)."""
+    return [{key: entry.get(key) for key in ERROR_SUMMARY_KEYS if key in entry}
+            for entry in errors or [] if isinstance(entry, dict)]
+
+
 def ms_to_datetime(value_ms):
     """Store-clock milliseconds since the epoch as an aware UTC datetime (None stays None)."""
     if value_ms is None:

@@ -5,6 +5,12 @@ Read-only as a model admin: nothing here saves a Job. Retry and cancel go throug
 on the detail page; both need ``headgate.change_job``. Arguments, keyword arguments, result and
 fingerprint are shown only to users holding ``headgate.view_job_payload``; for everybody else the
 query does not even load them (``defer``), so no page, error page or template can leak them.
+
+Task-written text follows the same rule (docs/security.md): ``output`` and the message and
+traceback of each ``errors`` entry need ``view_job_payload`` (they often quote arguments); every
+``view_job`` holder sees ``progress`` and each error's attempt, time, type and worker. Views that
+take an object id check the view permission before looking the object up, so a missing id and
+a forbidden one answer alike (no existence oracle).
 """
 
 import json
@@ -21,7 +27,8 @@ from .. import api
 from ..exceptions import HeadgateError
 from ..models import Job, JobState
 from .dashboard import dashboard_view
-from .display import WITHHELD, compact_datetime, error_blocks, json_block, text_block
+from .display import WITHHELD, compact_datetime, error_blocks, error_summaries, json_block, text_block
+from .guards import ViewPermissionFirst
 from .paging import ProbeChangeList, ProbePaginator, requested_page
 from . import summaries
 from .summaries import job_state_counts, recent_tasks, retention_class_keys
@@ -33,6 +40,8 @@ LIST_COLUMNS = (
 )
 #: Columns a user without ``view_job_payload`` never loads.
 PAYLOAD_COLUMNS = ("args", "kwargs", "result", "fingerprint")
+#: Task-written text a user without ``view_job_payload`` never loads either.
+TASK_TEXT_COLUMNS = ("output",)
 PAYLOAD_PERMISSION = "headgate.view_job_payload"
 OPERATE_PERMISSION = "headgate.change_job"
 
@@ -87,7 +96,7 @@ class JobChangeList(ProbeChangeList):
         return super().get_queryset(request, exclude_parameters).only(*LIST_COLUMNS)
 
 
-class JobAdmin(admin.ModelAdmin):
+class JobAdmin(ViewPermissionFirst, admin.ModelAdmin):
     # What an operator scans for, in 1280 px with the filter sidebar: state, attempts and times
     # before the long task path (which wraps); the id shows its last, random group (the full id
     # is the link's title and the detail page's heading); priority and retention class are
@@ -134,7 +143,7 @@ class JobAdmin(admin.ModelAdmin):
     def get_queryset(self, request):
         queryset = super().get_queryset(request)
         if not self.has_payload_permission(request):
-            queryset = queryset.defer(*PAYLOAD_COLUMNS)
+            queryset = queryset.defer(*PAYLOAD_COLUMNS, *TASK_TEXT_COLUMNS)
         return queryset
 
     def get_changelist(self, request, **kwargs):
@@ -188,14 +197,19 @@ class JobAdmin(admin.ModelAdmin):
             ("Timing", {"fields": (("created_at", "run_at"), ("started_at", "finished_at", "expires_at"))}),
             ("Attempts and lease", {"fields": (("attempts", "max_attempts", "fence"),
                                                ("lease_owner", "lease_expires_at"))}),
-            ("Progress and output", {"fields": ("progress_display", "output_display")}),
-            ("Errors", {"fields": ("errors_display",)}),
         ]
         if self.has_payload_permission(request):
-            fieldsets.append(("Payload", {"fields": ("args_display", "kwargs_display",
-                                                     "result_display", "fingerprint")}))
+            fieldsets += [
+                ("Progress and output", {"fields": ("progress_display", "output_display")}),
+                ("Errors", {"fields": ("errors_display",)}),
+                ("Payload", {"fields": ("args_display", "kwargs_display", "result_display", "fingerprint")}),
+            ]
         else:
-            fieldsets.append(("Payload", {"fields": ("payload_withheld",)}))
+            fieldsets += [
+                ("Progress and output", {"fields": ("progress_display", "output_withheld")}),
+                ("Errors", {"fields": ("error_summaries_display",)}),
+                ("Payload", {"fields": ("payload_withheld",)}),
+            ]
         return fieldsets
 
     @admin.display(description="progress")
@@ -209,6 +223,17 @@ class JobAdmin(admin.ModelAdmin):
     @admin.display(description="errors")
     def errors_display(self, job):
         return error_blocks(job.errors)
+
+    @admin.display(description="errors")
+    def error_summaries_display(self, job):
+        summaries_ = error_summaries(job.errors)
+        if not summaries_:
+            return "-"
+        return json_block({"attempts": summaries_, "message and traceback": WITHHELD})
+
+    @admin.display(description="output")
+    def output_withheld(self, job):
+        return f"{WITHHELD}: viewing it needs the permission “Can view job arguments and results”."
 
     @admin.display(description="arguments")
     def args_display(self, job):
@@ -268,8 +293,8 @@ class JobAdmin(admin.ModelAdmin):
         """POST ``<id>/retry/`` or ``<id>/cancel/`` from the detail page's buttons."""
         if request.method != "POST":
             return HttpResponseNotAllowed(["POST"])
-        if not self.has_operate_permission(request):
-            raise PermissionDenied
+        if not (self.has_operate_permission(request) and self.has_view_permission(request)):
+            raise PermissionDenied  # before the lookup: a missing id answers as a forbidden one
         job = self.get_object(request, object_id)
         if job is None:
             return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)

@@ -7,14 +7,16 @@ can exit while a job still runs: that job's lease expires and the rescue duty re
 import json
 import logging
 import queue
+import re
 import threading
+import traceback
 from dataclasses import dataclass
 
 from django.db import connections
 
 from ..exceptions import UnknownTask
 from ..registry import NATIVE, get_task
-from ..store.entries import exception_entry
+from ..store.entries import error_entry
 from .context import JobContext, _set_current_job, json_result
 
 logger = logging.getLogger(__name__)
@@ -34,10 +36,32 @@ class Outcome:
         return self.error is None
 
 
+# Database error texts quote row values: PostgreSQL's DETAIL/CONTEXT/HINT lines ("Key
+# (email)=(a@b.c) already exists"), its LINE n: echo of the statement (client-side binding puts
+# the values in it) with the caret under it, and MariaDB's "Duplicate entry '<value>'". They are
+# removed before an error entry is stored (DESIGN §10).
+_DATABASE_DETAIL_LINE = re.compile(
+    r"^[ \t]*(?:DETAIL|CONTEXT|HINT|WHERE|LINE \d+): .*$(?:\n^[ \t]*\^[ \t]*$)?", re.MULTILINE)
+# MariaDB does not escape quotes inside the value: take everything up to "' for key/column".
+_QUOTED_ROW_VALUE = re.compile(r"(Duplicate entry |Incorrect [\w ]+ value: )'.*'(?= for (?:key|column) )")
+SCRUBBED = "[database detail removed]"
+
+
+def scrub_database_text(text):
+    """``text`` without the lines and quoted values by which database errors repeat row data."""
+    text = _DATABASE_DETAIL_LINE.sub(SCRUBBED, text)
+    return _QUOTED_ROW_VALUE.sub(r"\1'[value removed]'", text)
+
+
 def describe_error(exc, attempt, worker_id=None):
     """The ``errors`` entry of a failed attempt (the store adds the store-clock ``at``): the one
-    entry format of ``store.entries``, which the rescue's ``LeaseExpired`` entries share."""
-    return exception_entry(exc, attempt, worker_id)
+    entry format of ``store.entries``, which the rescue's ``LeaseExpired`` entries share, with
+    database detail scrubbed from message and traceback before they are cut to their limits."""
+    exc_type = type(exc)
+    return error_entry(
+        attempt, exc_type.__qualname__, f"{exc_type.__module__}.{exc_type.__qualname__}",
+        scrub_database_text(str(exc)), scrub_database_text("".join(traceback.format_exception(exc))), worker_id,
+    )
 
 
 def run_job(claimed, store, worker_id, output_max_chars):

@@ -80,12 +80,13 @@ def test_list_is_newest_first_and_pages_without_counting(auditor):
     assert "Select all" not in first.content.decode()
 
 
-def test_detail_shows_errors_progress_and_output(auditor):
+def test_detail_shows_errors_progress_and_output(auditor, payload_viewer):
     job = make_jobs(1, state=JobState.DEAD)[0]
     body = auditor.get(change_url(job)).content.decode()
-    assert "ValueError" in body and "boom" in body
-    assert "line two" in body
+    assert "ValueError" in body and "boom" not in body and "line two" not in body
     assert "&quot;total&quot;: 10" in body or '"total": 10' in body
+    body = payload_viewer.get(change_url(job)).content.decode()
+    assert "ValueError" in body and "boom" in body and "line two" in body
 
 
 def test_payload_only_with_view_job_payload(auditor, payload_viewer):

@@ -85,3 +85,12 @@ def with_defaults():
 
 def _private_helper():
     return "never registered"
+
+
+@headgate.task
+def duplicate_username(username):
+    """Fails with the database's unique violation, whose text quotes ``username``."""
+    from django.contrib.auth.models import User
+
+    User.objects.create(username=username)
+    User.objects.create(username=username)
