@@ -16,17 +16,21 @@ refuses, raising :class:`ArchivePruneRefused` with a ``reason`` code, unless:
 Checks 3 and 4 and the TRUNCATE run while the partition is held against writers: sweeps that were
 writing into the month have committed before the check (so it sees their rows), and a closed
 month cannot receive a new eviction, whose ``evicted_at_ms`` is the store's now. A refusal is
-logged (``action=archive_prune_refused``, ``reason``) before it is raised.
+logged (``action=archive_prune_refused``, ``reason``) before it is raised. A connected role
+that lacks a privilege prune needs gets ``insufficient_privilege``, never a driver traceback.
 """
 
 import logging
 from contextlib import nullcontext
 from dataclasses import dataclass
 
+from django.db import DatabaseError
+
 from .archive_months import parse_archive_month
 from .conf import get_settings
 from .exceptions import ArchivePruneRefused
 from .store import get_store
+from .store.privileges import is_insufficient_privilege
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +44,7 @@ OUTSIDE_HORIZON = "outside_horizon"
 MONTH_NOT_CLOSED = "month_not_closed"
 ROWS_NOT_EXPIRED = "rows_not_expired"
 LOCKED = "locked"
+INSUFFICIENT_PRIVILEGE = "insufficient_privilege"
 
 
 @dataclass(frozen=True)
@@ -60,9 +65,9 @@ def prune_archive_month(month, *, dry_run=False, using=None, log_refusal=True):
     """Empty the archive partition of ``month`` ("YYYYMM") by TRUNCATE; returns a PruneResult.
 
     ``dry_run``: check eligibility only, change nothing. Raises ArchivePruneRefused (``reason``:
-    invalid_month, outside_horizon, locked, month_not_closed, rows_not_expired; on MySQL also
-    in_transaction) and changes nothing; the input is parsed against the closed month grammar
-    before any SQL runs."""
+    invalid_month, outside_horizon, locked, month_not_closed, rows_not_expired,
+    insufficient_privilege; on MySQL also in_transaction) and changes nothing; the input is
+    parsed against the closed month grammar before any SQL runs."""
     try:
         partition = parse_archive_month(month)
         store = get_store(using or get_settings().database)
@@ -76,16 +81,28 @@ def prune_archive_month(month, *, dry_run=False, using=None, log_refusal=True):
                 now_ms = _check_prunable(store, partition)
                 if not dry_run:
                     store.truncate_archive_partition(partition)
+    except DatabaseError as exc:
+        if not is_insufficient_privilege(exc, store.alias):
+            raise
+        refusal = ArchivePruneRefused(
+            f"The connected role lacks a privilege prune needs (see manage.py headgate_preflight --as "
+            f"retention); month {month} was not pruned.", reason=INSUFFICIENT_PRIVILEGE, month=month)
+        _log_refusal(month, refusal, log_refusal)
+        raise refusal from None
     except ArchivePruneRefused as refusal:
-        if log_refusal:
-            logger.warning("Archive month %r not pruned (%s): %s", month, refusal.reason, refusal.message,
-                           extra={"action": "archive_prune_refused", "reason": refusal.reason,
-                                  "month": month if isinstance(month, str) and len(month) <= 16 else None})
+        _log_refusal(month, refusal, log_refusal)
         raise
     logger.info("Archive month %s %s.", partition.key, "may be pruned" if dry_run else "pruned",
                 extra={"action": "archive_prune_checked" if dry_run else "archive_pruned",
                        "month": partition.key})
     return PruneResult(partition.key, partition.table_name, dry_run, now_ms)
+
+
+def _log_refusal(month, refusal, log_refusal):
+    if log_refusal:
+        logger.warning("Archive month %r not pruned (%s): %s", month, refusal.reason, refusal.message,
+                       extra={"action": "archive_prune_refused", "reason": refusal.reason,
+                              "month": month if isinstance(month, str) and len(month) <= 16 else None})
 
 
 def _check_prunable(store, partition):

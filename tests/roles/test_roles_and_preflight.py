@@ -1,0 +1,156 @@
+"""The GRANT recipe applied to fresh roles on the real servers: the runtime role enqueues, runs a
+worker, the duties and headgate_status, the retention role prunes, and the preflight passes for
+them and fails, naming the grant, for a role missing one or holding TRUNCATE or DDL.
+
+Each test creates roles (PostgreSQL) or accounts (MariaDB) with unique names and drops them.
+The commands run as subprocesses connected as those roles.
+"""
+
+import os
+import subprocess
+import uuid
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import connection
+
+from django_headgate.models import Job
+from tests.conftest import ROOT, manage_command, subprocess_env
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(connection.vendor == "sqlite", reason="SQLite has no database roles"),
+]
+PRUNE_TESTS = os.environ.get("HG_TEST_ARCHIVE_PRUNE") == "1"
+
+
+def execute(statements):
+    with connection.cursor() as cursor:
+        for statement in statements:
+            cursor.execute(statement)
+
+
+def recipe(names):
+    from io import StringIO
+
+    out = StringIO()
+    call_command("headgate_roles", "--owner", names["owner"], "--runtime", names["runtime"],
+                 "--retention", names["retention"], stdout=out)
+    text = out.getvalue()
+    # One statement per line except the comments; the PostgreSQL GRANT lists are one line each.
+    return text, [line for line in text.splitlines() if line.strip() and not line.startswith("--")]
+
+
+def account(name):
+    return f"'{name}'@'%'" if connection.vendor == "mysql" else f'"{name}"'
+
+
+@pytest.fixture
+def roles():
+    tag = uuid.uuid4().hex[:8]
+    names = {profile: f"hg_{tag}_{profile}" for profile in ("owner", "runtime", "retention")}
+    if connection.vendor == "postgresql":
+        execute([f'CREATE ROLE "{name}" LOGIN' for name in names.values()])
+    else:
+        execute([f"CREATE USER '{name}'@'%'" for name in names.values()])
+    try:
+        yield names
+    finally:
+        if connection.vendor == "postgresql":
+            execute([f'REASSIGN OWNED BY "{names["owner"]}" TO CURRENT_USER']
+                    + [f'DROP OWNED BY "{name}"' for name in names.values()]
+                    + [f'DROP ROLE "{name}"' for name in names.values()])
+        else:
+            execute([f"DROP USER '{name}'@'%'" for name in names.values()])
+
+
+@pytest.fixture
+def applied(roles):
+    _, statements = recipe(roles)
+    execute(statements)
+    return roles
+
+
+def run_as(role, *args, timeout=120):
+    env = subprocess_env()
+    scheme = "postgres" if connection.vendor == "postgresql" else "mysql"
+    port = 5432 if connection.vendor == "postgresql" else 3306
+    env["DATABASE_URL"] = f"{scheme}://{role}@127.0.0.1:{port}/unused"
+    return subprocess.run(manage_command(*args), env=env, cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_recipe_quotes_validated_names_and_covers_the_partitions(roles):
+    text, statements = recipe(roles)
+    assert account(roles["runtime"]) in text
+    if connection.vendor == "postgresql":
+        assert '"headgate_job_archive_203112"' in text and '"headgate_job_archive_after_2031"' in text
+        assert "ALTER DEFAULT PRIVILEGES" in text and "TRUNCATE" in text
+    else:
+        assert "LOCK TABLES" in text and "DROP ON" in text
+    with pytest.raises(CommandError, match="role name"):
+        call_command("headgate_roles", "--runtime", 'x"; DROP TABLE headgate_job; --')
+
+
+def test_runtime_role_runs_everything_and_nothing_more(applied):
+    runtime = applied["runtime"]
+    enqueue = run_as(runtime, "shell", "-c",
+                     "import django_headgate as h; h.enqueue('tests.testapp.tasks.add', args=(2, 3))")
+    assert enqueue.returncode == 0, enqueue.stderr
+    worker = run_as(runtime, "headgate_worker", "--burst", "--concurrency", "1")
+    assert worker.returncode == 0, worker.stderr
+    assert Job.objects.get().result == 5
+    maintain = run_as(runtime, "headgate_maintain", "--once")
+    assert maintain.returncode == 0 and "failed" not in maintain.stdout, maintain.stdout + maintain.stderr
+    status = run_as(runtime, "headgate_status")
+    assert status.returncode == 0 and "Traceback" not in status.stderr, status.stderr
+    preflight = run_as(runtime, "headgate_preflight", "--as", "runtime")
+    assert preflight.returncode == 0, preflight.stdout + preflight.stderr
+    # Not a retention operator: prune is refused with a reason, never a traceback (and the
+    # refusal destroys nothing: the LOCK or the TRUNCATE itself is denied).
+    prune = run_as(runtime, "prune_archive_month", "202501")
+    assert prune.returncode != 0 and "refused (insufficient_privilege)" in prune.stderr, prune.stderr
+    assert "Traceback" not in prune.stderr
+    assert run_as(runtime, "headgate_preflight", "--as", "retention").returncode != 0
+
+
+def test_retention_role_prunes(applied):
+    retention = applied["retention"]
+    preflight = run_as(retention, "headgate_preflight", "--as", "retention")
+    assert preflight.returncode == 0, preflight.stdout + preflight.stderr
+    prune = run_as(retention, "prune_archive_month", "202501", *([] if PRUNE_TESTS else ["--dry-run"]))
+    assert prune.returncode == 0, prune.stderr
+    assert run_as(retention, "headgate_preflight", "--as", "runtime").returncode != 0
+
+
+def test_owner_role_passes_its_preflight(applied):
+    preflight = run_as(applied["owner"], "headgate_preflight", "--as", "owner")
+    assert preflight.returncode == 0, preflight.stdout + preflight.stderr
+
+
+def test_preflight_names_a_missing_grant(applied):
+    runtime = applied["runtime"]
+    execute([f"REVOKE DELETE ON headgate_worker_heartbeat FROM {account(runtime)}"])
+    preflight = run_as(runtime, "headgate_preflight", "--as", "runtime")
+    assert preflight.returncode == 1
+    lines = [line for line in preflight.stdout.splitlines() if "missing" in line]
+    assert len(lines) == 1 and "DELETE" in lines[0] and "headgate_worker_heartbeat" in lines[0]
+    assert "GRANT DELETE ON" in lines[0]
+
+
+@pytest.mark.parametrize("extra", ["TRUNCATE", "DDL"])
+def test_preflight_names_truncate_or_ddl_held_by_the_runtime(applied, extra):
+    runtime = applied["runtime"]
+    if extra == "TRUNCATE" and connection.vendor == "postgresql":
+        grant, named = f'GRANT TRUNCATE ON headgate_job TO "{runtime}"', "TRUNCATE"
+    elif extra == "TRUNCATE":  # MariaDB truncates with DROP
+        grant, named = f"GRANT DROP ON headgate_job TO '{runtime}'@'%'", "DROP"
+    elif connection.vendor == "postgresql":
+        grant, named = f'GRANT CREATE ON SCHEMA public TO "{runtime}"', "CREATE"
+    else:
+        grant, named = f"GRANT ALTER ON headgate_job TO '{runtime}'@'%'", "ALTER"
+    execute([grant])
+    preflight = run_as(runtime, "headgate_preflight", "--as", "runtime")
+    assert preflight.returncode == 1
+    lines = [line for line in preflight.stdout.splitlines() if "must not have" in line]
+    assert len(lines) == 1 and named in lines[0] and "REVOKE" in lines[0], preflight.stdout
