@@ -2,8 +2,8 @@
 
 Exit status: 0 when the month was pruned (with ``--dry-run``: when it may be pruned now); 1 when
 the prune was refused, with ``refused (<reason>): <why>`` on stderr. Reason codes:
-``invalid_month``, ``outside_horizon``, ``locked``, ``month_not_closed``, ``rows_not_expired``
-(and ``in_transaction`` on MySQL). Alert on a non-zero exit.
+``invalid_month``, ``outside_horizon``, ``locked``, ``month_not_closed``, ``rows_not_expired``,
+``insufficient_privilege`` (and ``in_transaction`` on MySQL). Alert on a non-zero exit.
 """
 
 from django.core.management.base import BaseCommand, CommandError
