@@ -15,12 +15,12 @@ from .conf import get_settings
 from .exceptions import IdempotencyConflict, InvalidJob, InvalidJobState, InvalidRunAt, JobNotFound
 from .ids import uuid7
 from .models import Job, JobState
+from .payload import check_args, dump_json
 from .registry import NATIVE, get_task
 from .retention import resolve_retention_class
 from .store import get_store
 from .store.base import NewJob
 from .validation import (
-    check_args,
     check_delay,
     check_max_attempts,
     check_priority,
@@ -29,7 +29,6 @@ from .validation import (
     check_tags,
     check_task_path,
     check_unique_key,
-    dump_json,
     fingerprint,
 )
 

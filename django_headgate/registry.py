@@ -31,7 +31,8 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import autodiscover_modules
 
 from .exceptions import InvalidTaskDefinition, UnregisteredTask
-from .validation import check_max_attempts, check_priority, check_queue_name, check_text
+from .payload import check_text
+from .validation import check_max_attempts, check_priority, check_queue_name
 
 logger = logging.getLogger(__name__)
 
@@ -198,7 +199,6 @@ def discover_tasks(task_modules):
     """Import every installed app's ``tasks`` module, then ``task_modules`` (registering their functions)."""
     from importlib import import_module
 
-    from . import backends  # noqa: F401
     from .backends import tasks as tasks_backend
 
     register_task(tasks_backend.run_django_task, name=tasks_backend.RUNNER_PATH, kind=NATIVE)
