@@ -16,7 +16,7 @@ from .exceptions import IdempotencyConflict, InvalidJob, InvalidJobState, Invali
 from .ids import uuid7
 from .models import Job, JobState
 from .payload import check_args, dump_json
-from .registry import NATIVE, get_task
+from .registry import get_task
 from .retention import resolve_retention_class
 from .store import get_store
 from .store.base import NewJob
@@ -75,9 +75,9 @@ def _task_defaults(task, conf):
     """The registered task's enqueue defaults; none for an unregistered path when
     VALIDATE_TASK_PATHS is off (the worker still refuses to run it)."""
     if conf.validate_task_paths:
-        return get_task(task, kind=NATIVE).enqueue_defaults()
+        return get_task(task).enqueue_defaults()
     try:
-        return get_task(task, kind=NATIVE).enqueue_defaults()
+        return get_task(task).enqueue_defaults()
     except InvalidJob:
         return _NO_DEFAULTS
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from django.db import connections
 
 from ..exceptions import UnknownTask
-from ..registry import NATIVE, get_task
+from ..registry import get_task
 from ..store.entries import error_entry
 from .context import JobContext, _set_current_job, json_result
 
@@ -72,7 +72,7 @@ def run_job(claimed, store, worker_id, output_max_chars):
     ))
     try:
         # Never imports: a path that is not registered is UnregisteredTask (no retries).
-        func = get_task(claimed.task, kind=NATIVE).func
+        func = get_task(claimed.task).func  # a function, or a Django Task (callable)
         value = func(*json.loads(claimed.args_json), **json.loads(claimed.kwargs_json))
         try:
             return Outcome(claimed, result_json=json_result(value))

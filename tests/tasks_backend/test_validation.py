@@ -11,9 +11,8 @@ from django.tasks.exceptions import InvalidTask, InvalidTaskBackend
 from django.test import override_settings
 
 from django_headgate.backends.tasks import HeadgateBackend
-import django_headgate as headgate
 from django_headgate.backends.tasks import task as headgate_task
-from django_headgate.exceptions import InvalidArguments, UnknownRetentionClass, UnregisteredTask
+from django_headgate.exceptions import InvalidArguments, UnknownRetentionClass
 from django_headgate.models import Job
 from tests.testapp import django_tasks
 
@@ -103,8 +102,3 @@ def test_django_tasks_are_registered_as_such():
 
     entry = registry.get_task("tests.testapp.django_tasks.add", kind=registry.DJANGO_TASK)
     assert entry.func is django_tasks.add
-    # A Django Task is run by the backend's runner, never called as a native task.
-    with pytest.raises(UnregisteredTask):
-        registry.get_task("tests.testapp.django_tasks.add", kind=registry.NATIVE)
-    with pytest.raises(UnregisteredTask):
-        headgate.enqueue("tests.testapp.django_tasks.add", args=(1, 2))
