@@ -146,9 +146,10 @@ def test_an_interrupted_move_is_finished_by_the_next_run_with_every_row_once(sto
     left = rows_in_detached(detached[0])
     assert 0 < left < rows
     assert len(archive_ids()) + left == rows  # nothing lost or doubled at the kill
+    from django_headgate.conf import get_settings
     from django_headgate.status import collect_status
 
-    _, sections = collect_status()
+    _, sections = collect_status(get_settings())
     assert any("interrupted horizon run" in w for s in sections for w in s.warnings)
 
     out = horizon("--through", "203212")

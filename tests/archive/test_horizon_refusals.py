@@ -60,3 +60,13 @@ def test_the_horizon_settings_are_validated():
         "HEADGATE['ARCHIVE_HORIZON']['ENABLED']", "HEADGATE['ARCHIVE_HORIZON']['LOOKAHEAD_MONTHS']"]
     values, errors = validate_settings({})
     assert errors == [] and (values["archive_horizon_enabled"], values["archive_horizon_lookahead_months"]) == (False, 24)
+
+
+@pytest.mark.django_db
+def test_the_horizon_duty_is_off_by_default_and_one_extension_per_pass(store):
+    from django_headgate.conf import get_settings
+    from django_headgate.maintenance.archive_horizon import ArchiveHorizonDuty
+
+    duty = ArchiveHorizonDuty(store, get_settings())
+    assert not duty.enabled
+    assert (duty.interval, duty.batch_size, duty.max_batches, duty.batch_timeout) == (86400.0, 1, 1, 10.0)
