@@ -5,8 +5,9 @@
 a DELETE of the month's range), never with a row-by-row DELETE that grows with the archive. It
 refuses, raising :class:`ArchivePruneRefused` with a ``reason`` code, unless:
 
-1. the month is in the closed grammar (``invalid_month``) and inside the monthly horizon
-   202501..203112 (``outside_horizon``; the edge partitions are never pruned by month);
+1. the month is in the closed grammar (``invalid_month``) and a prepared month
+   (``outside_horizon``: 202501..203112 and the months ``headgate_archive_horizon`` prepared
+   since, see archive_months.prepared_layout; the edge partitions are never pruned by month);
 2. no other prune runs (``locked``: a cluster-wide singleton lock, and the partition's own lock
    for at most 10 seconds);
 3. the month has ended by the store clock (``month_not_closed``);
@@ -69,8 +70,9 @@ def prune_archive_month(month, *, dry_run=False, using=None, log_refusal=True):
     insufficient_privilege; on MySQL also in_transaction) and changes nothing; the input is
     parsed against the closed month grammar before any SQL runs."""
     try:
-        partition = parse_archive_month(month)
-        store = get_store(using or get_settings().database)
+        alias = using or get_settings().database
+        partition = parse_archive_month(month, using=alias)
+        store = get_store(alias)
         with store.singleton_lock(PRUNE_LOCK) as taken:
             if not taken:
                 raise ArchivePruneRefused(f"Another archive prune is running; month {month} was not pruned.",

@@ -106,7 +106,12 @@ class ArchivePruneRefused(HeadgateError):
 
 
 class InvalidArchiveMonth(ArchivePruneRefused):
-    """Archive months are exactly six ASCII digits YYYYMM, from 202501 to 203112."""
+    """Archive months are exactly six ASCII digits YYYYMM naming a prepared month (202501 to 203112,
+    or a later month headgate_archive_horizon prepared)."""
+
+
+class ArchiveHorizonRefused(HeadgateError):
+    """The archive horizon was not changed."""
 
 
 class UnsupportedOnVendor(HeadgateError):

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from django.db import connection, connections
 
+from django_headgate.archive_months import forget_prepared_layout
 from django_headgate.retention import forget_known_classes
 from django_headgate.store import get_store
 
@@ -19,8 +20,10 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture(autouse=True)
 def _fresh_caches():
     forget_known_classes()
+    forget_prepared_layout()
     yield
     forget_known_classes()
+    forget_prepared_layout()
 
 
 @pytest.fixture(autouse=True)

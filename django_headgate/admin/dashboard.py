@@ -12,7 +12,6 @@ from dataclasses import replace
 
 from django.template.response import TemplateResponse
 
-from ..archive_months import PARTITIONS
 from ..conf import get_settings
 from ..models import JobState
 from ..status import archive_section, collect_status, horizon_section, workers_section
@@ -21,7 +20,6 @@ from . import summaries
 CHART_WIDTH = 600
 CHART_HEIGHT = 120
 CHART_LABEL_HEIGHT = 16
-PARTITION_LABELS = {partition.key: partition.label for partition in PARTITIONS}
 #: What the dashboard shares with ``headgate_status``. Its job counts are its own (capped index
 #: reads, like the job list's) rather than the status command's GROUP BY over the hot table.
 STATUS_SECTIONS = [workers_section, archive_section, horizon_section]
@@ -49,9 +47,10 @@ def finished_chart(per_minute):
 
 
 def archive_rows(archive):
-    """``headgate_status``'s archive data as ``[(key, label, rows or None)]``, newest first,
-    for the partitions that may hold rows."""
-    return [(key, PARTITION_LABELS[key], rows)
+    """``headgate_status``'s archive data as ``[(key, label, rows or None, exact)]``, newest
+    first, for the partitions that may hold rows."""
+    exact = set(archive.get("exact_partitions", ()))
+    return [(key, key if not key.isdigit() else f"{key[:4]}-{key[4:]}", rows, key in exact)
             for key, rows in reversed(archive["rows_by_partition"].items()) if rows != 0]
 
 
@@ -79,6 +78,7 @@ def dashboard_view(model_admin, request):
         "duty_outcomes": summaries.last_duty_outcomes(),
         "archive": by_name["archive"].data,
         "archive_rows": archive_rows(by_name["archive"].data),
+        "horizon": by_name["horizon"].data,
         "warnings": [warning for section in sections for warning in section.warnings],
     }
     request.current_app = model_admin.admin_site.name

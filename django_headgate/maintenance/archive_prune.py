@@ -14,7 +14,7 @@ pruned.
 import logging
 
 from ..archive import ROWS_NOT_EXPIRED, prune_archive_month
-from ..archive_months import MONTHS
+from ..archive_months import prepared_layout
 from ..exceptions import ArchivePruneRefused
 from .duty import Duty
 
@@ -28,7 +28,7 @@ class ArchivePruneDuty(Duty):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self._next_month = 0  # index in MONTHS where the next batch of this pass starts
+        self._next_month = 0  # index in the prepared months where the next batch of this pass starts
         self._looked_at = 0  # months with rows the last batch looked at
 
     @classmethod
@@ -46,11 +46,12 @@ class ArchivePruneDuty(Duty):
         """Prune what it can of the next ``limit`` closed months holding rows; returns the months
         pruned."""
         now_ms = self.store.archive_now_ms()
+        months = prepared_layout(self.store.alias).months
         self._looked_at, pruned = 0, 0
-        while self._next_month < len(MONTHS) and self._looked_at < limit and not self.should_stop_batch():
-            partition = MONTHS[self._next_month]
+        while self._next_month < len(months) and self._looked_at < limit and not self.should_stop_batch():
+            partition = months[self._next_month]
             if partition.end_ms > now_ms:
-                self._next_month = len(MONTHS)  # the rest have not ended yet
+                self._next_month = len(months)  # the rest have not ended yet
                 break
             self._next_month += 1
             if not self.store.archive_partition_has_rows(partition):

@@ -5,12 +5,13 @@ This module imports the duty modules and nothing imports it back from below, so 
 the ``headgate_maintain`` command and the status reader all read one list without a cycle.
 """
 
+from .archive_horizon import ArchiveHorizonDuty
 from .archive_prune import ArchivePruneDuty
 from .heartbeat_prune import HeartbeatPruneDuty
 from .rescue import RescueDuty
 from .retention_sweep import RetentionSweepDuty
 
-DUTIES = (RescueDuty, RetentionSweepDuty, HeartbeatPruneDuty, ArchivePruneDuty)
+DUTIES = (RescueDuty, RetentionSweepDuty, HeartbeatPruneDuty, ArchivePruneDuty, ArchiveHorizonDuty)
 DUTIES_BY_NAME = {duty.name: duty for duty in DUTIES}
 
 

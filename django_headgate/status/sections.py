@@ -3,15 +3,16 @@
 Each section builder takes the :class:`StatusContext` (store, settings, store-clock now) and
 returns a :class:`Section`: JSON-ready ``data``, the human-readable ``lines`` and any
 ``warnings``. Adding a section is one function appended to :data:`SECTIONS`. The reads are the
-status reader's (:mod:`.reader`): job counts group the hot table (which the retention sweep
-keeps bounded), archive rows are the database's estimates where an exact count is costly, and
-the horizon check reads at most one row of the edge partition.
+status reader's (:mod:`.reader`) and the store's: job counts group the hot table (which the
+retention sweep keeps bounded), archive rows are counted exactly up to a bound and are the
+database's estimates above it, and the horizon check reads at most one row of each edge.
 """
 
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
-from ..archive_months import AFTER_EDGE, BEFORE_EDGE, HORIZON_WARNING_MONTH, MONTHS, PARTITIONS, parse_archive_month
+from ..archive_horizon import horizon_report
+from ..archive_months import prepared_layout
 from ..durations import describe_duration
 from . import reader
 
@@ -61,45 +62,33 @@ def workers_section(ctx):
 
 
 def archive_section(ctx):
-    """Archive rows per partition (estimates where an exact count is costly)."""
-    estimates = ctx.store.archive_row_estimates()
-    exact = ctx.store.archive_counts_are_exact
-    held = {key: rows for key, rows in estimates.items() if rows != 0}
+    """Archive rows per partition: exact (a LIMIT-bounded count) for small partitions, the
+    catalogue's estimate for large ones (store.archive_horizon.row_counts)."""
+    layout = prepared_layout(ctx.store.alias)
+    counts = ctx.store.archive_horizon.row_counts(layout)
+    estimates = {key: count.rows for key, count in counts.items()}
+    exact_keys = [key for key, count in counts.items() if count.exact]
+    exact = len(exact_keys) == len(counts)
+    held = {key: count for key, count in counts.items() if count.rows != 0}
     known = [rows for rows in estimates.values() if rows is not None]
-    lines = [f"{_label(key)}: {'unknown (not analysed yet)' if rows is None else ('' if exact else '~') + str(rows)}"
-             for key, rows in held.items()]
-    lines.append(f"{len(PARTITIONS)} partitions, {len(PARTITIONS) - len(held)} empty; "
-                 f"{'' if exact else '~'}{sum(known)} rows" + ("" if exact else " (catalogue estimates)"))
-    data = {"rows_by_partition": estimates, "exact": exact, "total_rows": sum(known)}
+    lines = [f"{_label(key)}: " + ("unknown (not analysed yet)" if count.rows is None
+                                    else ("" if count.exact else "~") + str(count.rows))
+             for key, count in held.items()]
+    lines.append(f"{len(counts)} partitions, {len(counts) - len(held)} empty; "
+                 f"{'' if exact else '~'}{sum(known)} rows"
+                 + ("" if exact else " (large partitions: catalogue estimates)"))
+    data = {"rows_by_partition": estimates, "exact": exact, "exact_partitions": exact_keys, "total_rows": sum(known)}
     return Section("archive", "Archive", data, lines)
 
 
 def _label(key):
-    return key if not key.isdigit() else parse_archive_month(key).label
+    return key if not key.isdigit() else f"{key[:4]}-{key[4:]}"
 
 
 def horizon_section(ctx):
-    """Whether the edge partitions hold rows (one-row probes), and the 2031 horizon warning."""
-    after = ctx.store.archive_partition_has_rows(AFTER_EDGE)
-    before = ctx.store.archive_partition_has_rows(BEFORE_EDGE)
-    warn_from = parse_archive_month(HORIZON_WARNING_MONTH)
-    warnings = []
-    if ctx.now_ms >= warn_from.start_ms:
-        warnings.append(
-            f"The archive's monthly partitions end with {MONTHS[-1].label}: ship the horizon "
-            "migration before then (docs/operations.md, 'The 2031 horizon')."
-        )
-    if after:
-        warnings.append(
-            f"{AFTER_EDGE.table_name} holds rows: they cannot be pruned by month until a migration "
-            "splits that edge into months."
-        )
-    data = {"after_2031_has_rows": after, "before_2025_has_rows": before,
-            "last_month": MONTHS[-1].key, "warn_from": HORIZON_WARNING_MONTH,
-            "warning": bool(warnings)}
-    lines = [f"monthly partitions {MONTHS[0].label} .. {MONTHS[-1].label}; "
-             f"{AFTER_EDGE.key} edge {'HOLDS ROWS' if after else 'empty'}; "
-             f"{BEFORE_EDGE.key} edge {'holds rows' if before else 'empty'}"]
+    """The prepared horizon, months until it ends, and whether the edges hold rows (one-row
+    probes; archive_horizon.horizon_report)."""
+    data, lines, warnings = horizon_report(ctx.store, ctx.now_ms)
     return Section("horizon", "Archive horizon", data, lines, warnings)
 
 

@@ -48,7 +48,7 @@ def test_dashboard_shows_every_panel(auditor):
     outcomes = {outcome.duty: outcome for outcome in context["duty_outcomes"]}
     assert outcomes["rescue"].status == "zero_or_contended"
     assert "never ran" in body  # the duties that did not run yet
-    assert any(label == month_with_rows().label for _, label, _ in context["archive_rows"])
+    assert any(label == month_with_rows().label for _, label, _, _ in context["archive_rows"])
     assert SECRET_ARG not in body
 
 

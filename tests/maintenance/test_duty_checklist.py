@@ -1,5 +1,5 @@
 """The duty checklist, run over every registered duty (rescue, retention sweep, heartbeat prune,
-archive prune) on real databases: defaults, only eligible rows, bounded batches, a pause between
+archive prune; the archive horizon duty is registered but tested in tests/archive) on real databases: defaults, only eligible rows, bounded batches, a pause between
 batches, a time limit per batch, a prompt stop, a failure logged with outcome ``failed`` and its
 backoff, a second pass that is a no-op, a contended singleton lock skipped."""
 
@@ -10,6 +10,7 @@ from datetime import timedelta
 import pytest
 from django.db import connection, connections
 
+from django_headgate.archive_months import prepared_layout
 from django_headgate.conf import get_settings
 from django_headgate.maintenance.registry import DUTIES
 from django_headgate.models import DutyRun
@@ -178,6 +179,10 @@ class table_renamed_away:
             cursor.execute(f"ALTER TABLE {old} RENAME TO {new}")
 
     def __enter__(self):
+        if self.table.startswith("headgate_job_archive"):
+            # The layout as a running maintainer read it before the table broke (a child renamed
+            # away would otherwise simply not be a prepared month any more).
+            prepared_layout()
         self._rename(self.table, self.away)
 
     def __exit__(self, *exc):

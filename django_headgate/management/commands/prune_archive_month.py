@@ -15,11 +15,13 @@ REFUSED_EXIT_STATUS = 1
 
 
 class Command(BaseCommand):
-    help = ("Empty one closed archive month (YYYYMM, 202501..203112) by TRUNCATE when every row has "
-            "expired; exits 0 only when pruned (--dry-run: when it may be pruned).")
+    help = ("Empty one closed, prepared archive month (YYYYMM: 202501..203112 and the months "
+            "headgate_archive_horizon prepared) by TRUNCATE when every row has expired; exits 0 only "
+            "when pruned (--dry-run: when it may be pruned).")
 
     def add_arguments(self, parser):
-        parser.add_argument("month", help="The archive month, six digits YYYYMM (202501 to 203112).")
+        parser.add_argument("month", help="The archive month, six digits YYYYMM (a prepared month: 202501 to "
+                                          "203112, or a later one headgate_archive_horizon prepared).")
         parser.add_argument("--dry-run", action="store_true",
                             help="Report whether the month may be pruned now; change nothing.")
 

@@ -101,12 +101,19 @@ class SweepContract:
         """``{partition key: rows}`` for every archive partition: the catalogue's estimate where
         an exact count is costly (None when the database has no estimate yet)."""
 
-    @staticmethod
-    def check_archive_partition(partition):
-        """Return ``partition`` if it is one of the frozen archive partitions, else raise
-        ValueError: identifiers in archive SQL come from that closed set only."""
-        from ...archive_months import PARTITIONS
+    def check_archive_partition(self, partition):
+        """Return ``partition`` if it is one of the prepared archive partitions (a closed set,
+        see archive_months.prepared_layout), else raise ValueError: identifiers in archive SQL
+        come from that closed set only."""
+        from ...archive_months import prepared_layout
 
-        if partition not in PARTITIONS:
+        if partition not in prepared_layout(self.alias).partitions:
             raise ValueError(f"{partition!r} is not an archive partition.")
         return partition
+
+    @property
+    def archive_horizon(self):
+        """The archive horizon operations of this store's vendor (store/archive_horizon.py)."""
+        from ..archive_horizon import horizon_operations
+
+        return horizon_operations(self)

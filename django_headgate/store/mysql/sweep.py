@@ -86,9 +86,10 @@ class MySQLSweep:
                 cursor.execute(SQL_SET_LOCK_WAIT_TIMEOUT, [previous])
 
     def archive_row_estimates(self):
-        from ...archive_months import PARTITIONS
+        from ...archive_months import prepared_layout
 
+        partitions = prepared_layout(self.alias).partitions
         with self.cursor() as cursor:
             cursor.execute(SQL_ARCHIVE_ESTIMATES, [])
             rows = {name: (int(count) if count is not None else None) for name, count in cursor.fetchall()}
-        return {partition.key: rows.get(partition.partition_name) for partition in PARTITIONS}
+        return {partition.key: rows.get(partition.partition_name) for partition in partitions}

@@ -95,9 +95,10 @@ class PostgreSQLSweep:
             yield
 
     def archive_row_estimates(self):
-        from ...archive_months import PARTITIONS
+        from ...archive_months import prepared_layout
 
-        keys = {partition.table_name: partition.key for partition in PARTITIONS}
+        partitions = prepared_layout(self.alias).partitions
+        keys = {partition.table_name: partition.key for partition in partitions}
         with self.cursor() as cursor:
             cursor.execute(SQL_ARCHIVE_ESTIMATES, [])
             rows = dict(cursor.fetchall())

@@ -1,0 +1,160 @@
+"""MySQL/MariaDB archive horizon: RANGE partitions of the one ``headgate_job_archive`` table.
+
+Extending is ONE statement, ``ALTER TABLE ... REORGANIZE PARTITION p_after_YYYY INTO (the new
+months, the new edge)``: the server copies the edge's rows into their new partitions itself, and
+the DDL is atomic (MariaDB >= 10.6, MySQL 8): an interrupted run leaves the old layout or the new
+one, never a half, so there is no detached state to finish. The edge's rows are copied in that
+one statement (not in batches), holding the table's metadata lock for the copy: measure it with
+``bench/archive_bench.py`` before a large edge is split.
+
+Retiring a month is ``DROP PARTITION`` under ``LOCK TABLES ... WRITE`` after an emptiness check.
+The next month's range then starts where the dropped one started (RANGE partitions are
+"values less than"), which is why a month counts when its upper bound is its month's end and its
+lower bound is not later than its month's start.
+
+DDL commits any open transaction, so these run only outside one (else a clear error).
+"""
+
+from ...archive_months import ARCHIVE_TABLE
+from ...exceptions import ArchiveHorizonRefused
+from ..archive_horizon import EXACT_COUNT_LIMIT, ArchiveHorizonOps, RowCount
+
+SQL_CATALOG = """
+SELECT PARTITION_NAME, PARTITION_DESCRIPTION FROM information_schema.PARTITIONS
+WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = %s ORDER BY PARTITION_ORDINAL_POSITION
+"""
+SQL_ESTIMATES = """
+SELECT PARTITION_NAME, TABLE_ROWS FROM information_schema.PARTITIONS
+WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = %s
+"""
+SQL_HAS_ROWS = "SELECT EXISTS (SELECT 1 FROM {table} PARTITION ({partition}))"
+SQL_BOUNDED_COUNT = (
+    "SELECT %s, (SELECT count(*) FROM (SELECT 1 FROM {table} PARTITION ({partition}) LIMIT %s) AS bounded)"
+)
+SQL_GET_LOCK_WAIT_TIMEOUT = "SELECT @@SESSION.lock_wait_timeout"
+SQL_SET_LOCK_WAIT_TIMEOUT = "SET SESSION lock_wait_timeout = %s"
+SQL_REORGANIZE = "ALTER TABLE {table} REORGANIZE PARTITION {edge} INTO ({partitions})"
+SQL_MONTH_DEFINITION = "PARTITION {partition} VALUES LESS THAN ({end})"
+SQL_EDGE_DEFINITION = "PARTITION {partition} VALUES LESS THAN MAXVALUE"
+SQL_LOCK = "LOCK TABLES {table} WRITE"
+SQL_UNLOCK = "UNLOCK TABLES"
+SQL_DROP_PARTITION = "ALTER TABLE {table} DROP PARTITION {partition}"
+# The connected account's privileges on the archive (global, schema, table level; not roles).
+ME = "CONCAT('''', SUBSTRING_INDEX(CURRENT_USER(), '@', 1), '''@''', SUBSTRING_INDEX(CURRENT_USER(), '@', -1), '''')"
+SQL_PRIVILEGES = f"""
+SELECT PRIVILEGE_TYPE FROM information_schema.USER_PRIVILEGES WHERE GRANTEE = {ME}
+UNION SELECT PRIVILEGE_TYPE FROM information_schema.SCHEMA_PRIVILEGES
+      WHERE GRANTEE = {ME} AND DATABASE() LIKE TABLE_SCHEMA
+UNION SELECT PRIVILEGE_TYPE FROM information_schema.TABLE_PRIVILEGES
+      WHERE GRANTEE = {ME} AND TABLE_SCHEMA = DATABASE() AND TABLE_NAME = %s
+"""
+#: ALTER TABLE needs ALTER, CREATE and INSERT on the table; DROP PARTITION needs DROP.
+REQUIRED_PRIVILEGES = ("ALTER", "CREATE", "INSERT", "DROP")
+ER_LOCK_WAIT_TIMEOUT = 1205
+PRIVILEGE_ERRORS = frozenset({1044, 1142, 1227})
+
+
+class MySQLArchiveHorizon(ArchiveHorizonOps):
+    supports_layout_changes = True
+    name_attribute = "partition_name"
+
+    @property
+    def table(self):
+        return self.store.connection.ops.quote_name(ARCHIVE_TABLE)
+
+    def _fetch(self, sql, params=()):
+        with self.store.cursor() as cursor:
+            cursor.execute(sql, list(params))
+            return cursor.fetchall()
+
+    def catalog(self):
+        rows = self._fetch(SQL_CATALOG, [ARCHIVE_TABLE])
+        if not rows or rows[0][0] is None:
+            return None
+        entries, lower = [], None
+        for name, description in rows:
+            upper = None if description == "MAXVALUE" else int(description)
+            entries.append((name, lower, upper))
+            lower = upper
+        return entries
+
+    def partition_has_rows(self, partition):
+        rows = self._fetch(SQL_HAS_ROWS.format(table=self.table, partition=self.quote(partition)))
+        return bool(rows[0][0])
+
+    def row_counts(self, layout):
+        estimates = {name: (None if rows is None else int(rows))
+                     for name, rows in self._fetch(SQL_ESTIMATES, [ARCHIVE_TABLE])}
+        counts = {p.key: RowCount(estimates.get(p.partition_name), False) for p in layout.partitions}
+        small = [p for p in layout.partitions if (counts[p.key].rows or 0) <= EXACT_COUNT_LIMIT]
+        if small:
+            sql = " UNION ALL ".join(SQL_BOUNDED_COUNT.format(table=self.table, partition=self.quote(p)) for p in small)
+            params = [value for p in small for value in (p.key, EXACT_COUNT_LIMIT + 1)]
+            for key, rows in self._fetch(sql, params):
+                exact = rows <= EXACT_COUNT_LIMIT
+                counts[key] = RowCount(int(rows) if exact else max(int(rows), counts[key].rows or 0), exact)
+        return counts
+
+    def _outside_transaction(self):
+        if self.store.connection.in_atomic_block:
+            raise ArchiveHorizonRefused(
+                "On MySQL/MariaDB the archive layout cannot change inside a transaction (its DDL commits it).",
+                reason="in_transaction")
+
+    def _with_lock_wait_timeout(self, seconds, statements):
+        with self.store.cursor() as cursor:
+            cursor.execute(SQL_GET_LOCK_WAIT_TIMEOUT, [])
+            previous = cursor.fetchone()[0]
+            cursor.execute(SQL_SET_LOCK_WAIT_TIMEOUT, [max(1, round(seconds))])
+            try:
+                for statement in statements:
+                    cursor.execute(statement, [])
+            finally:
+                cursor.execute(SQL_SET_LOCK_WAIT_TIMEOUT, [previous])
+
+    def extend(self, old_edge, months, new_edge, lock_timeout_seconds):
+        self._outside_transaction()
+        definitions = [SQL_MONTH_DEFINITION.format(partition=self.quote(month), end=self.bound(month.end_ms))
+                       for month in months]
+        definitions.append(SQL_EDGE_DEFINITION.format(partition=self.quote(new_edge)))
+        statement = SQL_REORGANIZE.format(table=self.table, edge=self.quote(old_edge),
+                                          partitions=", ".join(definitions))
+        self._with_lock_wait_timeout(lock_timeout_seconds, [statement])
+        return None  # the server moved the edge's rows in the same statement
+
+    def retire_month(self, partition, lock_timeout_seconds):
+        self._outside_transaction()
+        if self.partition_has_rows(partition):
+            return False
+        with self.store.cursor() as cursor:
+            cursor.execute(SQL_GET_LOCK_WAIT_TIMEOUT, [])
+            previous = cursor.fetchone()[0]
+            cursor.execute(SQL_SET_LOCK_WAIT_TIMEOUT, [max(1, round(lock_timeout_seconds))])
+            try:
+                cursor.execute(SQL_LOCK.format(table=self.table), [])
+                try:
+                    if self.partition_has_rows(partition):
+                        return False
+                    cursor.execute(SQL_DROP_PARTITION.format(table=self.table, partition=self.quote(partition)), [])
+                    return True
+                finally:
+                    cursor.execute(SQL_UNLOCK, [])
+            finally:
+                cursor.execute(SQL_SET_LOCK_WAIT_TIMEOUT, [previous])
+
+    def privilege_findings(self):
+        held = {privilege for (privilege,) in self._fetch(SQL_PRIVILEGES, [ARCHIVE_TABLE])}
+        if "ALL PRIVILEGES" in held:
+            return []
+        missing = [privilege for privilege in REQUIRED_PRIVILEGES if privilege not in held]
+        if not missing:
+            return []
+        return [f"The connected account lacks {', '.join(missing)} on {ARCHIVE_TABLE} (REORGANIZE PARTITION "
+                "needs ALTER, CREATE and INSERT; DROP PARTITION needs DROP). Privileges held through "
+                "roles are not seen by this check."]
+
+    def refusal_reason(self, exc):
+        code = exc.args[0] if exc.args else None
+        if code == ER_LOCK_WAIT_TIMEOUT:
+            return "locked"
+        return "insufficient_privilege" if code in PRIVILEGE_ERRORS else None
