@@ -1,8 +1,17 @@
 """Background thread that keeps a worker's claims alive: lease renewal and its heartbeat row.
 
 Leases are renewed every third of the lease, so two renewals can fail before a lease lapses.
-A lease that could not be renewed (rescued, re-claimed, cancelled) is reported through
-``on_lease_lost``; the job keeps running but its acknowledgement will be rejected by the fence.
+Renewal skips rows someone else has locked (it never waits, and on MariaDB it takes rows in the
+same order as an acknowledgement, so the two cannot deadlock); a skipped row whose fence is still
+ours is not lost, it is renewed next time. A lease that moved on (rescued, re-claimed, cancelled)
+is reported through ``on_lease_lost``; the job keeps running but its acknowledgement will be
+rejected by the fence.
+
+Liveness is tied to progress (DESIGN §8a): the keeper renews only while the claim loop completes
+iterations. When ``loop_idle_seconds()`` passes ``watchdog_seconds`` the keeper stops renewing
+leases and the heartbeat, logs why and calls ``on_watchdog`` (the worker command exits non-zero),
+so a worker whose loop hangs (a half-open connection, a stopped database process) has its jobs
+rescued within about one lease instead of looking healthy for ever.
 """
 
 import logging
@@ -11,12 +20,17 @@ import time
 
 from django.db import DatabaseError, connections
 
+from .backoff import reconnect_delay_seconds
+from .budget import TimeBudget
+from .dberrors import describe_database_error
+
 logger = logging.getLogger(__name__)
 
 
 class LeaseKeeper(threading.Thread):
     def __init__(self, *, store, worker_id, instance_id, lease_seconds, heartbeat_seconds,
-                 held_leases, register_heartbeat, on_lease_lost):
+                 held_leases, register_heartbeat, on_lease_lost, loop_idle_seconds,
+                 watchdog_seconds, on_watchdog, budget_seconds, ratelog):
         super().__init__(name="headgate-lease-keeper", daemon=True)
         self.store = store
         self.worker_id = worker_id
@@ -26,35 +40,84 @@ class LeaseKeeper(threading.Thread):
         self.heartbeat_every = heartbeat_seconds
         self.held_leases = held_leases  # callable -> [(job_id, fence), ...]
         self.register_heartbeat = register_heartbeat
-        self.on_lease_lost = on_lease_lost
+        self.on_lease_lost = on_lease_lost  # (job_id, fence) -> None
+        self.loop_idle_seconds = loop_idle_seconds  # callable -> seconds since the loop's last iteration
+        self.watchdog_seconds = watchdog_seconds
+        self.on_watchdog = on_watchdog
+        self.ratelog = ratelog
+        self.budget = TimeBudget(store, *budget_seconds)
         self.stopped = threading.Event()
+        self.watchdog_fired = False
+        self._last_tick = time.monotonic()
+        self._resumed_at = 0.0  # when this thread last came back from a suspension of the process
 
     def run(self):
         next_renewal = next_heartbeat = time.monotonic()
-        while not self.stopped.is_set():
-            now = time.monotonic()
-            try:
-                if now >= next_renewal:
-                    self.renew_leases()
-                    next_renewal = now + self.renew_every
-                if now >= next_heartbeat:
-                    self.renew_heartbeat()
-                    next_heartbeat = now + self.heartbeat_every
-            except DatabaseError:
-                logger.exception("Lease keeper could not reach the database; retrying.",
-                                 extra={"action": "keeper_error", "worker_id": self.worker_id})
-                connections[self.store.alias].close()
-            self.stopped.wait(max(0.05, min(next_renewal, next_heartbeat) - time.monotonic()))
-        connections[self.store.alias].close()
+        failures = 0
+        try:
+            while not self.stopped.is_set():
+                if self._loop_is_stuck():
+                    return
+                now = time.monotonic()
+                try:
+                    self.budget.ensure()
+                    if now >= next_renewal:
+                        skipped = self.renew_leases()
+                        # A row locked by someone else is tried again soon, not a third of a lease later.
+                        next_renewal = now + (min(1.0, self.renew_every) if skipped else self.renew_every)
+                    if now >= next_heartbeat:
+                        self.renew_heartbeat()
+                        next_heartbeat = now + self.heartbeat_every
+                    failures = 0
+                    self.ratelog.reset("keeper_error")
+                except DatabaseError as exc:
+                    failures += 1
+                    self.ratelog.log(logging.WARNING, "Lease keeper could not reach the database (%s); retrying.",
+                                     describe_database_error(exc), action="keeper_error", worker_id=self.worker_id)
+                    connections[self.store.alias].close()
+                    self.stopped.wait(reconnect_delay_seconds(failures, max_seconds=self.renew_every / 2))
+                    continue
+                wait = min(next_renewal, next_heartbeat) - time.monotonic()
+                self.stopped.wait(max(0.05, min(wait, self.watchdog_seconds / 4)))
+        finally:
+            self.budget.clear()
+            connections[self.store.alias].close()
+
+    def _loop_is_stuck(self):
+        now = time.monotonic()
+        if now - self._last_tick > self.watchdog_seconds / 2 + 1.0:
+            # This thread itself was away (the whole process was stopped, e.g. SIGSTOP): the loop
+            # gets a full watchdog period from now before it counts as stuck.
+            self._resumed_at = now
+        self._last_tick = now
+        idle = min(self.loop_idle_seconds(), now - self._resumed_at)
+        if idle <= self.watchdog_seconds:
+            return False
+        self.watchdog_fired = True
+        logger.error(
+            "The claim loop made no progress for %.1f s (watchdog %.1f s): leases and the heartbeat "
+            "are no longer renewed, so this worker's jobs will be rescued; the worker exits.",
+            idle, self.watchdog_seconds, extra={"action": "watchdog", "worker_id": self.worker_id})
+        self.on_watchdog()
+        return True
 
     def renew_leases(self):
+        """Renew every held lease; returns how many were skipped because their row was locked."""
         held = self.held_leases()
         if not held:
-            return
-        renewed = self.store.renew_leases(self.worker_id, held, self.lease_seconds)
-        for job_id, fence in held:
-            if job_id not in renewed:
-                self.on_lease_lost(job_id, fence)
+            return 0
+        renewed = self.store.renew_unlocked_leases(self.worker_id, held, self.lease_seconds)
+        missing = [(job_id, fence) for job_id, fence in held if job_id not in renewed]
+        if not missing:
+            return 0
+        fences = self.store.read_fences([job_id for job_id, _ in missing])
+        skipped = 0
+        for job_id, fence in missing:
+            if fences.get(job_id) == ("running", fence):
+                skipped += 1  # locked by someone else right now: still ours, renewed soon
+            else:
+                self.on_lease_lost(job_id, fence, fences.get(job_id, (None, None))[0])
+        return skipped
 
     def renew_heartbeat(self):
         if not self.store.renew_heartbeat(self.worker_id, self.instance_id):
