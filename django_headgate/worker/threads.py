@@ -12,6 +12,8 @@ can exit while a job still runs: that job's lease is released and it runs again 
 import threading
 from collections import deque
 
+from django.db import connections
+
 from .executor import run_job
 
 
@@ -71,12 +73,15 @@ class JobThreads:
             thread.start()
 
     def _serve(self):
-        while True:
-            claimed = self._buffer.take()
-            if claimed is None:
-                return
-            self._on_start(claimed)
-            self._on_done(run_job(claimed, self._store, self._worker_id, self._output_max_chars))
+        try:
+            while True:
+                claimed = self._buffer.take()
+                if claimed is None:
+                    return
+                self._on_start(claimed)
+                self._on_done(run_job(claimed, self._store, self._worker_id, self._output_max_chars))
+        finally:
+            connections.close_all()  # this thread's connections (the tasks' own)
 
     def stop(self):
         """Let idle threads exit; busy ones finish their job first (they are daemons)."""
