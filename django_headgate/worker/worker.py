@@ -85,6 +85,7 @@ class Worker(ShutdownMixin):
         self._stopping = threading.Event()
         self._progress_at = time.monotonic()
         self._claim_came_back_empty = False
+        self._started = False
         self.acks = Acknowledger(
             store=self.store, worker_id=self.worker_id, lease_seconds=self.lease_seconds, conf=conf,
             stats=self.stats, ratelog=self._ratelog, on_settled=self._forget, log_extra=self._log,
@@ -104,7 +105,8 @@ class Worker(ShutdownMixin):
     # -- main loop ----------------------------------------------------------------------------
 
     def run(self):
-        self._start_up()
+        if not self._started:
+            self.start_up()
         threads = JobThreads(self.concurrency, self._buffer, self.store, self.worker_id,
                              self.conf.output_max_chars, self._job_started, self._job_done)
         keeper = LeaseKeeper(
@@ -140,9 +142,10 @@ class Worker(ShutdownMixin):
                                               "released": self.stats.released_at_timeout})
         return self.stats
 
-    def _start_up(self):
+    def start_up(self):
         """Reach the database, register retention classes and the heartbeat; retried with backoff
-        up to STARTUP_TIMEOUT, one log line, then ``WorkerStartFailed``."""
+        up to STARTUP_TIMEOUT, one log line, then ``WorkerStartFailed``. ``run()`` calls it
+        unless it was called already."""
         timeout = self.conf.worker_startup_timeout
         deadline = time.monotonic() + timeout
         failures = 0
@@ -152,6 +155,7 @@ class Worker(ShutdownMixin):
                 # HEADGATE["RETENTION_CLASSES"] exist before this worker runs anything (DESIGN §6).
                 register_configured_classes(using=self.store.alias)
                 self.register_heartbeat()
+                self._started = True
                 return
             except DatabaseError as exc:
                 failures += 1

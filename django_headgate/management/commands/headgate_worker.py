@@ -63,6 +63,9 @@ def lease_seconds(value):
 
 class Command(BaseCommand):
     help = "Run Headgate jobs: claim, execute in threads, renew leases, exit cleanly on SIGTERM/SIGINT."
+    # System checks run in handle(), once the database answers: some model checks ask the server
+    # its version, and an unreachable database must give one clear line, not a traceback.
+    requires_system_checks = []
 
     def add_arguments(self, parser):
         parser.add_argument("--queues", type=queue_list, default=None,
@@ -97,9 +100,12 @@ class Command(BaseCommand):
         )
         self._install_signal_handlers(worker)
         try:
-            stats = worker.run()
+            worker.start_up()
         except WorkerStartFailed as exc:
             raise CommandError(str(exc)) from None
+        if not options.get("skip_checks"):  # call_command() skips them, as for any command
+            self.check()
+        stats = worker.run()
         if show_progress:
             self.stdout.write("")
         self.stdout.write(
