@@ -10,7 +10,6 @@ database is retried with jittered backoff and rate-limited log lines, and each c
 iteration feeds the lease keeper's watchdog. Stopping and draining are in ``shutdown.py``.
 """
 
-import json
 import logging
 import os
 import socket
@@ -30,6 +29,7 @@ from .budget import TimeBudget
 from .dberrors import describe_database_error
 from .keeper import LeaseKeeper
 from .logs import RateLimitedLog
+from .services import ServicesMixin
 from .shutdown import ShutdownMixin
 from .stats import WorkerStats
 from .threads import ClaimBuffer, JobThreads
@@ -37,7 +37,6 @@ from .threads import ClaimBuffer, JobThreads
 logger = logging.getLogger(__name__)
 
 MIN_POLL_SECONDS = 0.05
-STATUS_EVERY_SECONDS = 2.0
 #: Finished jobs are written at least this often while threads still have buffered work.
 ACK_DELAY_SECONDS = 0.02
 
@@ -46,7 +45,7 @@ def default_worker_id():
     return f"{socket.gethostname()}-{os.getpid()}"
 
 
-class Worker(ShutdownMixin):
+class Worker(ShutdownMixin, ServicesMixin):
     """A worker process's jobs. ``run()`` blocks until stopped, drained (``burst``) or ``max_jobs``."""
 
     def __init__(self, *, queues=None, concurrency=4, worker_id=None, burst=False, max_jobs=None,
@@ -295,44 +294,3 @@ class Worker(ShutdownMixin):
         logger.warning("Lease lost while the job runs; its result will be rejected.", extra={
             **self._log, "action": "lease_lost", "job_id": str(job_id), "fence": fence, "state": state,
         })
-
-    def register_heartbeat(self):
-        self.store.register_heartbeat(
-            self.worker_id, self.instance_id, socket.gethostname(), os.getpid(),
-            json.dumps(self.queues or []),
-        )
-
-    def _unregister(self):
-        try:
-            self.store.delete_heartbeat(self.worker_id, self.instance_id)
-        except DatabaseError as exc:
-            logger.warning("Could not remove the heartbeat row (%s).", describe_database_error(exc),
-                           extra={**self._log, "action": "db_error"})
-
-    def _start_listener(self):
-        if not self.store.supports_listen_notify:
-            return None
-        thread = threading.Thread(target=self.store.listen_for_jobs, name="headgate-listener",
-                                  args=(self._wake, self._stopping), daemon=True)
-        thread.start()
-        return thread
-
-    def _start_maintenance(self):
-        if self.maintenance is None:
-            return None
-        thread = threading.Thread(target=self.maintenance.run_forever, name="headgate-maintenance",
-                                  daemon=True)
-        thread.start()
-        return thread
-
-    # -- terminal status ----------------------------------------------------------------------
-
-    _last_status = 0.0
-
-    def _report_status(self, force=False):
-        if self.on_status is None:
-            return
-        now = time.monotonic()
-        if force or now - self._last_status >= STATUS_EVERY_SECONDS:
-            self._last_status = now
-            self.on_status(self.stats, len(self._running))
