@@ -1,6 +1,6 @@
-"""The claim's plan on PostgreSQL with stale and with fresh statistics, without and with the
-partial index of ready rows (migration 0005). Prints EXPLAIN ANALYZE of the claim's locking
-SELECT for each of the four cases; docs/worker.md quotes the result.
+"""The claim's plan on PostgreSQL with stale and with fresh statistics, on a plain session and
+with the worker's session settings (no bitmap or sequential scans). Prints EXPLAIN ANALYZE of
+the claim's locking SELECT for each of the four cases; docs/worker.md quotes the result.
 
     .venv/bin/python bench/claim_plan.py [--postgres-url URL] [--done 90000] [--ready 10000]
 
@@ -24,7 +24,7 @@ CLAIM_SELECT = (
 )
 
 
-def run_case(url, migration, done, ready):
+def run_case(url, worker_session, done, ready):
     """In a child process (one Django setup per database): migrate, fill, EXPLAIN twice."""
     import django
     import psycopg
@@ -40,7 +40,7 @@ def run_case(url, migration, done, ready):
     from django.core.management import call_command
     from django.db import connection
 
-    call_command("migrate", "headgate", migration, verbosity=0)
+    call_command("migrate", "headgate", verbosity=0)
     with connection.cursor() as cursor:
         cursor.execute("ALTER TABLE headgate_job SET (autovacuum_enabled = false)")
         cursor.execute("ANALYZE headgate_job")  # statistics of an empty table
@@ -53,13 +53,14 @@ def run_case(url, migration, done, ready):
             [done, done + ready])
         for label in ("stale statistics (analysed while empty)", "after ANALYZE"):
             cursor.execute("BEGIN")
-            if os.environ.get("HG_PLAN_GUCS"):
+            if worker_session:  # what PostgreSQLStore.set_worker_time_budget sets
                 cursor.execute("SET LOCAL enable_bitmapscan = off")
                 cursor.execute("SET LOCAL enable_seqscan = off")
             cursor.execute("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) " + CLAIM_SELECT)
             plan = [row[0] for row in cursor.fetchall()]
             cursor.execute("ROLLBACK")
-            print(f"--- migrations up to {migration}, {label}")
+            session = "worker session" if worker_session else "plain session"
+            print(f"--- {session}, {label}")
             print("\n".join(plan))
             cursor.execute("ANALYZE headgate_job")
     connection.close()
@@ -75,10 +76,10 @@ def main():
     parser.add_argument("--case", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.case:
-        run_case(args.postgres_url, args.case, args.done, args.ready)
+        run_case(args.postgres_url, args.case == "worker", args.done, args.ready)
         return
-    for migration in ("0004", "0005"):
-        subprocess.run([sys.executable, __file__, "--case", migration, "--postgres-url", args.postgres_url,
+    for case in ("plain", "worker"):
+        subprocess.run([sys.executable, __file__, "--case", case, "--postgres-url", args.postgres_url,
                         "--done", str(args.done), "--ready", str(args.ready)], check=True, cwd=ROOT)
 
 

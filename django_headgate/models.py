@@ -73,10 +73,6 @@ class Job(models.Model):
             models.Index(fields=["state", "-priority", "run_at"], name="headgate_job_claim_any_idx"),
             # Retention sweep: expires_at <= now (NULL for non-terminal and 'forever' rows).
             models.Index(fields=["expires_at"], name="headgate_job_expires_idx"),
-            # The claim's plan without fresh statistics: only ready rows, in claim order
-            # (PostgreSQL and SQLite; MySQL/MariaDB have no partial index and use claim_any_idx).
-            models.Index(fields=["-priority", "run_at"], condition=models.Q(state="available"),
-                         name="headgate_job_ready_idx"),
         ]
         permissions = [("view_job_payload", "Can view job arguments and results")]
 
