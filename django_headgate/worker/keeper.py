@@ -7,11 +7,8 @@ ours is not lost, it is renewed next time. A lease that moved on (rescued, re-cl
 is reported through ``on_lease_lost``; the job keeps running but its acknowledgement will be
 rejected by the fence.
 
-Liveness is tied to progress (DESIGN §8a): the keeper renews only while the claim loop completes
-iterations. When ``loop_idle_seconds()`` passes ``watchdog_seconds`` the keeper stops renewing
-leases and the heartbeat, logs why and calls ``on_watchdog`` (the worker command exits non-zero),
-so a worker whose loop hangs (a half-open connection, a stopped database process) has its jobs
-rescued within about one lease instead of looking healthy for ever.
+Liveness is tied to progress (``watchdog.py``): the keeper records each completed iteration
+(``progress_at``) and renews nothing once ``allows_renewal()`` turns False.
 """
 
 import logging
@@ -29,8 +26,8 @@ logger = logging.getLogger(__name__)
 
 class LeaseKeeper(threading.Thread):
     def __init__(self, *, store, worker_id, instance_id, lease_seconds, heartbeat_seconds,
-                 held_leases, register_heartbeat, on_lease_lost, loop_idle_seconds,
-                 watchdog_seconds, on_watchdog, budget_seconds, ratelog):
+                 held_leases, register_heartbeat, on_lease_lost, allows_renewal, tick_seconds,
+                 budget_seconds, ratelog):
         super().__init__(name="headgate-lease-keeper", daemon=True)
         self.store = store
         self.worker_id = worker_id
@@ -41,24 +38,21 @@ class LeaseKeeper(threading.Thread):
         self.held_leases = held_leases  # callable -> [(job_id, fence), ...]
         self.register_heartbeat = register_heartbeat
         self.on_lease_lost = on_lease_lost  # (job_id, fence) -> None
-        self.loop_idle_seconds = loop_idle_seconds  # callable -> seconds since the loop's last iteration
-        self.watchdog_seconds = watchdog_seconds
-        self.on_watchdog = on_watchdog
+        self.allows_renewal = allows_renewal  # callable -> False once the watchdog fired
+        self.tick_seconds = tick_seconds  # longest pause between iterations
         self.ratelog = ratelog
         self.budget = TimeBudget(store, *budget_seconds)
         self.stopped = threading.Event()
-        self.watchdog_fired = False
-        self._last_tick = time.monotonic()
-        self._resumed_at = 0.0  # when this thread last came back from a suspension of the process
+        self.progress_at = time.monotonic()
 
     def run(self):
         next_renewal = next_heartbeat = time.monotonic()
         failures = 0
         try:
             while not self.stopped.is_set():
-                if self._loop_is_stuck():
+                now = self.progress_at = time.monotonic()
+                if not self.allows_renewal():
                     return
-                now = time.monotonic()
                 try:
                     self.budget.ensure()
                     if now >= next_renewal:
@@ -75,31 +69,13 @@ class LeaseKeeper(threading.Thread):
                     self.ratelog.log(logging.WARNING, "Lease keeper could not reach the database (%s); retrying.",
                                      describe_database_error(exc), action="keeper_error", worker_id=self.worker_id)
                     connections[self.store.alias].close()
-                    self.stopped.wait(reconnect_delay_seconds(failures, max_seconds=self.renew_every / 2))
+                    self.stopped.wait(reconnect_delay_seconds(failures, max_seconds=self.tick_seconds))
                     continue
                 wait = min(next_renewal, next_heartbeat) - time.monotonic()
-                self.stopped.wait(max(0.05, min(wait, self.watchdog_seconds / 4)))
+                self.stopped.wait(max(0.05, min(wait, self.tick_seconds)))
         finally:
             self.budget.clear()
             connections[self.store.alias].close()
-
-    def _loop_is_stuck(self):
-        now = time.monotonic()
-        if now - self._last_tick > self.watchdog_seconds / 2 + 1.0:
-            # This thread itself was away (the whole process was stopped, e.g. SIGSTOP): the loop
-            # gets a full watchdog period from now before it counts as stuck.
-            self._resumed_at = now
-        self._last_tick = now
-        idle = min(self.loop_idle_seconds(), now - self._resumed_at)
-        if idle <= self.watchdog_seconds:
-            return False
-        self.watchdog_fired = True
-        logger.error(
-            "The claim loop made no progress for %.1f s (watchdog %.1f s): leases and the heartbeat "
-            "are no longer renewed, so this worker's jobs will be rescued; the worker exits.",
-            idle, self.watchdog_seconds, extra={"action": "watchdog", "worker_id": self.worker_id})
-        self.on_watchdog()
-        return True
 
     def renew_leases(self):
         """Renew every held lease; returns how many were skipped because their row was locked."""

@@ -7,7 +7,7 @@ allows (``Acknowledger.round``); then wait until enough jobs finish, the buffer 
 arrives or the poll interval passes. Job threads take from the buffer, so a short job never
 waits for a claim. The loop's statements run under a time budget on its own connection, a lost
 database is retried with jittered backoff and rate-limited log lines, and each completed
-iteration feeds the lease keeper's watchdog. Stopping and draining are in ``shutdown.py``.
+iteration feeds the watchdog (``watchdog.py``). Stopping and draining are in ``shutdown.py``.
 """
 
 import logging
@@ -33,6 +33,7 @@ from .services import ServicesMixin
 from .shutdown import ShutdownMixin
 from .stats import WorkerStats
 from .threads import ClaimBuffer, JobThreads
+from .watchdog import Watchdog
 
 logger = logging.getLogger(__name__)
 
@@ -108,15 +109,20 @@ class Worker(ShutdownMixin, ServicesMixin):
             self.start_up()
         threads = JobThreads(self.concurrency, self._buffer, self.store, self.worker_id,
                              self.conf.output_max_chars, self._job_started, self._job_done)
+        watchdog = Watchdog(bound_seconds=self.watchdog_seconds, worker_id=self.worker_id,
+                            on_fire=self._watchdog_fired, progress={})
         keeper = LeaseKeeper(
             store=self.store, worker_id=self.worker_id, instance_id=self.instance_id,
             lease_seconds=self.lease_seconds, heartbeat_seconds=self.conf.heartbeat_interval,
             held_leases=self._held_leases, register_heartbeat=self.register_heartbeat,
-            on_lease_lost=self._lease_lost, loop_idle_seconds=self._loop_idle_seconds,
-            watchdog_seconds=self.watchdog_seconds, on_watchdog=self._watchdog_fired,
-            budget_seconds=self._budget_seconds, ratelog=self._ratelog,
+            on_lease_lost=self._lease_lost, allows_renewal=watchdog.allows_renewal,
+            tick_seconds=self.watchdog_seconds / 4, budget_seconds=self._budget_seconds,
+            ratelog=self._ratelog,
         )
+        watchdog.progress.update({"claim loop": lambda: self._progress_at,
+                                  "lease keeper": lambda: keeper.progress_at})
         keeper.start()
+        watchdog.start()
         listener = self._start_listener()
         maintenance = self._start_maintenance()
         logger.info("Worker started.", extra={**self._log, "action": "worker_start", "queues": self.queues,
@@ -126,6 +132,7 @@ class Worker(ShutdownMixin, ServicesMixin):
             self._stop_and_drain()
         finally:
             threads.stop()
+            watchdog.stop()
             keeper.stop()
             self._stopping.set()
             if maintenance is not None:
@@ -277,10 +284,7 @@ class Worker(ShutdownMixin, ServicesMixin):
         with self._held_lock:
             return [(job.id, job.fence) for job in self._held.values()]
 
-    def _loop_idle_seconds(self):  # called on the keeper thread
-        return time.monotonic() - self._progress_at
-
-    def _watchdog_fired(self):  # called on the keeper thread
+    def _watchdog_fired(self):  # called on the watchdog thread
         self.stats.watchdog_fired = True
         if self.on_watchdog is not None:
             self.on_watchdog()
