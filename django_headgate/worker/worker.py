@@ -201,6 +201,8 @@ class Worker(ShutdownMixin, ServicesMixin):
             if claimed:
                 idle_wait = MIN_POLL_SECONDS
             elif not self._held:
+                if not self._claim_came_back_empty:
+                    continue  # no claim was tried (the buffer was full): try one now
                 idle_wait = min(idle_wait * 2, self.conf.poll_interval)
             self._wait(idle_wait)
 
@@ -208,13 +210,14 @@ class Worker(ShutdownMixin, ServicesMixin):
         """Write finished jobs and (when ``claim``) fill the buffer; returns the jobs claimed."""
         limit = 0
         if claim:
-            limit = self.buffer_size - len(self._held)
+            # Successes acknowledged in the same statement free their places in the buffer.
+            limit = self.buffer_size - len(self._held) + self.acks.successes_waiting()
             if self.max_jobs is not None:
                 limit = min(limit, self.max_jobs - self.stats.claimed)
         claimed = self.acks.round(self.queues, max(0, limit))
+        self._claim_came_back_empty = limit > 0 and not claimed
         if claimed is None:
             return []
-        self._claim_came_back_empty = limit > 0 and not claimed
         with self._held_lock:
             for job in claimed:
                 self._held[job.id] = job
