@@ -17,7 +17,6 @@ isolated from the others (DESIGN §8a).
 Logs name the error's class and code only (``dberrors``), never its text or a payload.
 """
 
-import json
 import logging
 import threading
 import time
@@ -27,7 +26,8 @@ from dataclasses import dataclass
 from django.db import DatabaseError
 
 from ..exceptions import StaleLease
-from ..store.base import Completion
+from ..store.entries import dump_entry, error_entry
+from ..store.records import Completion
 from .backoff import retry_delay_seconds
 from .dberrors import describe_database_error, is_connection_error, is_deadlock, is_permanent_error
 from .executor import Outcome
@@ -181,7 +181,7 @@ class Acknowledger:
         job = w.job
         delay = retry_delay_seconds(job.attempt, self.conf.retry_backoff_base, self.conf.retry_backoff_max)
         try:
-            state = self.store.fail_job(job.id, job.fence, json.dumps(storable_value(w.outcome.error)),
+            state = self.store.fail_job(job.id, job.fence, dump_entry(storable_value(w.outcome.error)),
                                         delay, give_up=w.outcome.give_up)
         except StaleLease:
             state = self._own_earlier_failure(w)
@@ -276,5 +276,4 @@ class Acknowledger:
 
 def _unstorable_error(job, type_name, type_path, message, worker_id):
     """An errors entry made of storable text only (no message or traceback of the task)."""
-    return {"attempt": job.attempt, "type": str(type_name)[:200], "type_path": str(type_path)[:400],
-            "message": message, "traceback": "", "worker_id": worker_id}
+    return error_entry(job.attempt, str(type_name)[:200], str(type_path)[:400], message, "", worker_id)
