@@ -20,14 +20,15 @@ from django.db import DatabaseError, connections
 from .backoff import reconnect_delay_seconds
 from .budget import TimeBudget
 from .dberrors import describe_database_error
+from .logs import RateLimitedLog
 
 logger = logging.getLogger(__name__)
 
 
 class LeaseKeeper(threading.Thread):
     def __init__(self, *, store, worker_id, instance_id, lease_seconds, heartbeat_seconds,
-                 held_leases, register_heartbeat, on_lease_lost, allows_renewal, tick_seconds,
-                 budget_seconds, ratelog):
+                 held_leases, register_heartbeat, on_lease_lost, allows_renewal=lambda: True,
+                 tick_seconds=5.0, budget_seconds=(5.0, 2.0), ratelog=None):
         super().__init__(name="headgate-lease-keeper", daemon=True)
         self.store = store
         self.worker_id = worker_id
@@ -40,7 +41,7 @@ class LeaseKeeper(threading.Thread):
         self.on_lease_lost = on_lease_lost  # (job_id, fence) -> None
         self.allows_renewal = allows_renewal  # callable -> False once the watchdog fired
         self.tick_seconds = tick_seconds  # longest pause between iterations
-        self.ratelog = ratelog
+        self.ratelog = ratelog or RateLimitedLog(logger)
         self.budget = TimeBudget(store, *budget_seconds)
         self.stopped = threading.Event()
         self.progress_at = time.monotonic()
