@@ -1,4 +1,5 @@
-"""The worker's side services: heartbeat row, LISTEN thread, maintenance thread, status line."""
+"""The worker's side services: start-up, heartbeat row, LISTEN thread, maintenance thread,
+status line."""
 
 import json
 import logging
@@ -7,8 +8,11 @@ import socket
 import threading
 import time
 
-from django.db import DatabaseError
+from django.db import DatabaseError, connections
 
+from ..exceptions import WorkerStartFailed
+from ..policies import register_configured_classes
+from .backoff import reconnect_delay_seconds
 from .dberrors import describe_database_error
 
 logger = logging.getLogger(__name__)
@@ -18,6 +22,45 @@ STATUS_EVERY_SECONDS = 2.0
 
 class ServicesMixin:
     """Used by :class:`~.worker.Worker` (its ``store``, ids, ``_wake`` and ``_stopping``)."""
+
+    def wait_for_database(self):
+        """Connect this thread (with the worker's time budget), retried with jittered backoff up
+        to STARTUP_TIMEOUT, one log line, then ``WorkerStartFailed``."""
+        self._retry_at_start(self._budget.ensure)
+
+    def start_up(self):
+        """Reach the database, register retention classes and the heartbeat, retried as
+        :meth:`wait_for_database`. ``run()`` calls it unless it was called already."""
+        self._retry_at_start(self._start_up_once)
+        self._started = True
+
+    def _start_up_once(self):
+        self._budget.ensure()
+        # HEADGATE["RETENTION_CLASSES"] exist before this worker runs anything (DESIGN §6).
+        register_configured_classes(using=self.store.alias)
+        self.register_heartbeat()
+
+    def _retry_at_start(self, step):
+        timeout = self.conf.worker_startup_timeout
+        deadline = time.monotonic() + timeout
+        failures = 0
+        while True:
+            try:
+                return step()
+            except DatabaseError as exc:
+                failures += 1
+                connections[self.store.alias].close()
+                if failures == 1:
+                    logger.error("Database %r unreachable at start-up (%s); retrying for up to %g s.",
+                                 self.store.alias, describe_database_error(exc), timeout,
+                                 extra={**self._log, "action": "startup_db_error"})
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or self._stopping.is_set():
+                    raise WorkerStartFailed(
+                        f"Database {self.store.alias!r} unreachable for {timeout:g} s "
+                        f"({describe_database_error(exc)}); the worker did not start."
+                    ) from None
+                self._stopping.wait(min(remaining, reconnect_delay_seconds(failures, max_seconds=2.0)))
 
     def register_heartbeat(self):
         self.store.register_heartbeat(

@@ -20,8 +20,6 @@ import uuid
 from django.db import DatabaseError, connections
 
 from ..conf import get_settings
-from ..exceptions import WorkerStartFailed
-from ..policies import register_configured_classes
 from ..store import get_store
 from .acknowledger import Acknowledger
 from .backoff import reconnect_delay_seconds
@@ -147,36 +145,6 @@ class Worker(ShutdownMixin, ServicesMixin):
         logger.info("Worker stopped.", extra={**self._log, "action": "worker_stop",
                                               "released": self.stats.released_at_timeout})
         return self.stats
-
-    def start_up(self):
-        """Reach the database, register retention classes and the heartbeat; retried with backoff
-        up to STARTUP_TIMEOUT, one log line, then ``WorkerStartFailed``. ``run()`` calls it
-        unless it was called already."""
-        timeout = self.conf.worker_startup_timeout
-        deadline = time.monotonic() + timeout
-        failures = 0
-        while True:
-            try:
-                self._budget.ensure()
-                # HEADGATE["RETENTION_CLASSES"] exist before this worker runs anything (DESIGN §6).
-                register_configured_classes(using=self.store.alias)
-                self.register_heartbeat()
-                self._started = True
-                return
-            except DatabaseError as exc:
-                failures += 1
-                connections[self.store.alias].close()
-                if failures == 1:
-                    logger.error("Database %r unreachable at start-up (%s); retrying for up to %g s.",
-                                 self.store.alias, describe_database_error(exc), timeout,
-                                 extra={**self._log, "action": "startup_db_error"})
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or self._stopping.is_set():
-                    raise WorkerStartFailed(
-                        f"Database {self.store.alias!r} unreachable for {timeout:g} s "
-                        f"({describe_database_error(exc)}); the worker did not start."
-                    ) from None
-                self._stopping.wait(min(remaining, reconnect_delay_seconds(failures, max_seconds=2.0)))
 
     def _loop(self):
         idle_wait = MIN_POLL_SECONDS

@@ -89,7 +89,6 @@ class Command(BaseCommand):
         show_progress = options["progress"]
         if show_progress is None:
             show_progress = self.stdout.isatty()
-        require_configured_classes()
         maintenance = self._maintenance(options) if options["with_maintenance"] else None
         worker = Worker(
             queues=options["queues"], concurrency=options["concurrency"],
@@ -99,7 +98,13 @@ class Command(BaseCommand):
             maintenance=maintenance, on_watchdog=self._exit_on_watchdog,
         )
         self._install_signal_handlers(worker)
+        # The database first (an unreachable one gives one clear line, after bounded retries),
+        # then what needs it: retention classes, the maintenance runner, the heartbeat.
         try:
+            worker.wait_for_database()
+            require_configured_classes()
+            if maintenance is not None:
+                maintenance.prepare()
             worker.start_up()
         except WorkerStartFailed as exc:
             raise CommandError(str(exc)) from None
@@ -131,9 +136,8 @@ class Command(BaseCommand):
         from ...conf import get_settings
         from ...maintenance.runner import MaintenanceRunner
 
-        runner = MaintenanceRunner(get_settings())  # the Worker gives it its identity to exclude
-        runner.prepare()
-        return runner
+        # The Worker gives it its identity to exclude; handle() prepares it once the database answers.
+        return MaintenanceRunner(get_settings())
 
     def _install_signal_handlers(self, worker):
         def handle(signum, frame):
