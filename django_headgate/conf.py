@@ -125,6 +125,17 @@ FIELDS = (
                   full_batch_backoff=HEARTBEAT_PRUNE_FULL_BATCH_BACKOFF_DEFAULT,
                   failure_backoff=HEARTBEAT_PRUNE_FAILURE_BACKOFF_DEFAULT),
     Field(("HEARTBEAT", "ENABLED"), True, "bool", doc="False pauses heartbeat pruning."),
+    # The worker's claim loop (DESIGN §8a).
+    Field(("WORKER", "BUFFER_PER_THREAD"), 4, "int", 1, 64,
+          "Jobs a worker holds claimed per thread (buffer = this x --concurrency)."),
+    Field(("WORKER", "STATEMENT_TIMEOUT"), 5, "duration", 0.1, MINUTE,
+          "Longest run of one worker statement before the database cancels it."),
+    Field(("WORKER", "LOCK_TIMEOUT"), 2, "duration", 0.1, MINUTE,
+          "Longest wait of one worker statement for a row lock."),
+    Field(("WORKER", "WATCHDOG"), 15, "duration", 1, HOUR,
+          "A claim loop stuck this long stops renewing leases; the worker exits (capped at half the lease)."),
+    Field(("WORKER", "STARTUP_TIMEOUT"), 30, "duration", 0, HOUR,
+          "How long a starting worker retries an unreachable database before it exits."),
 )
 FIELDS_BY_PATH = {field.path: field for field in FIELDS}
 SECTIONS = {field.path[0] for field in FIELDS if len(field.path) == 2}
@@ -271,6 +282,13 @@ def _cross_field_errors(values):
             FIELDS_BY_PATH[("RETRY_BACKOFF_BASE",)].name,
             f"HEADGATE['RETRY_BACKOFF_BASE'] ({base:g} s) must not exceed "
             f"HEADGATE['RETRY_BACKOFF_MAX'] ({ceiling:g} s).",
+        ))
+    budget, watchdog = values.get("worker_statement_timeout"), values.get("worker_watchdog")
+    if budget is not None and watchdog is not None and watchdog <= budget:
+        errors.append((
+            FIELDS_BY_PATH[("WORKER", "WATCHDOG")].name,
+            f"HEADGATE['WORKER']['WATCHDOG'] ({watchdog:g} s) must exceed "
+            f"HEADGATE['WORKER']['STATEMENT_TIMEOUT'] ({budget:g} s).",
         ))
     classes = values.get("retention_classes")
     if isinstance(classes, dict):

@@ -116,3 +116,12 @@ class ArchiveHorizonRefused(HeadgateError):
 
 class UnsupportedOnVendor(HeadgateError):
     """This feature is not supported on this database vendor."""
+
+
+class WorkerStartFailed(HeadgateError):
+    """The worker could not reach its database within HEADGATE['WORKER']['STARTUP_TIMEOUT']."""
+
+
+# Never raised: it names the errors entry of a job whose result the database refused to store.
+class ResultNotStored(HeadgateError):
+    """The task's result could not be stored; the job failed instead."""

@@ -81,6 +81,11 @@ HEADGATE = {
     "TASK_MODULES": ["tests.testapp.module_tasks"] + (
         ["tests.testapp.django_tasks"] if django.VERSION >= (6, 0) else []),
 }
+# Worker subprocesses of the stop and start-up tests shorten these through the environment.
+if os.environ.get("HG_TEST_SHUTDOWN_TIMEOUT"):
+    HEADGATE["SHUTDOWN_TIMEOUT"] = float(os.environ["HG_TEST_SHUTDOWN_TIMEOUT"])
+if os.environ.get("HG_TEST_STARTUP_TIMEOUT"):
+    HEADGATE["WORKER"] = {"STARTUP_TIMEOUT": float(os.environ["HG_TEST_STARTUP_TIMEOUT"])}
 # Django Tasks framework (tests/tasks_backend). Django 6+ only: on 5.2 this entry is headgate.E020.
 if django.VERSION >= (6, 0):
     TASKS = {"default": {

@@ -1,7 +1,7 @@
 """The store contract: what every vendor supplies, shared value conversions and the store clock.
 
 :class:`BaseStore` is assembled from one contract class per section (``contract/jobs.py``,
-``contract/heartbeats.py``, ``contract/sweep.py``). Each section declares
+``contract/heartbeats.py``, ``contract/sweep.py``, ``contract/worker.py``). Each section declares
 
 - methods marked :func:`~.contract.vendor_supplies`: the operations a vendor must implement;
 - default methods marked :func:`~.contract.runs`: the ``SQL_*`` statements they execute through
@@ -30,6 +30,7 @@ from .contract import contract_gaps, runs, vendor_supplies
 from .contract.heartbeats import HeartbeatsContract
 from .contract.jobs import JobsContract
 from .contract.sweep import SweepContract
+from .contract.worker import WorkerContract
 from .fragments import placeholders  # noqa: F401  (public names of this module)
 from .records import ClaimedJob, Completion, NewJob, SweepBatch  # noqa: F401
 
@@ -39,7 +40,7 @@ def lock_key(name):
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
 
 
-class BaseStore(JobsContract, HeartbeatsContract, SweepContract):
+class BaseStore(JobsContract, HeartbeatsContract, SweepContract, WorkerContract):
     """Contract for one database alias. A vendor subclass sets ``vendor`` and ``statements``.
 
     ``statements`` is a tuple of the vendor's statement modules; their ``SQL_*`` constants are

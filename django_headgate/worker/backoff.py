@@ -15,3 +15,13 @@ def retry_delay_seconds(attempt, base_seconds, max_seconds, rng=random):
     capped = min(exponential, max_seconds)
     spread = capped * JITTER_FRACTION
     return max(0.0, min(max_seconds, capped + rng.uniform(-spread, spread)))
+
+
+def reconnect_delay_seconds(failures, base_seconds=0.05, max_seconds=5.0, rng=random):
+    """Pause before the next try after ``failures`` consecutive database failures (1-based).
+
+    "Full jitter": uniform between half and all of ``base * 2**(failures - 1)`` capped at
+    ``max_seconds``, so that workers that lost the database together do not come back together.
+    """
+    capped = min(max_seconds, base_seconds * (2 ** min(max(failures, 1) - 1, 30)))
+    return rng.uniform(capped / 2, capped)

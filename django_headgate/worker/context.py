@@ -1,8 +1,9 @@
 """``current_job()``: what a running task knows about itself, and its fenced writes."""
 
-import json
 import threading
 from dataclasses import dataclass
+
+from .storable import storable_json, storable_text, storable_value
 
 _local = threading.local()
 
@@ -23,14 +24,16 @@ class JobContext:
     _output_max_chars: int
 
     def set_progress(self, progress):
-        """Replace the job's progress with any JSON-serialisable value."""
+        """Replace the job's progress with any JSON-serialisable value (made storable: NUL and
+        surrogates become U+FFFD)."""
         from ..validation import dump_json
 
-        self._store.set_progress(self.job_id, self.fence, dump_json(progress, "progress"))
+        self._store.set_progress(self.job_id, self.fence, dump_json(storable_value(progress), "progress"))
 
     def append_output(self, text):
-        """Append text to the job's output (the last OUTPUT_MAX_CHARS characters are kept)."""
-        self._store.append_output(self.job_id, self.fence, str(text), self._output_max_chars)
+        """Append text to the job's output (the last OUTPUT_MAX_CHARS characters are kept; NUL and
+        surrogates become U+FFFD)."""
+        self._store.append_output(self.job_id, self.fence, storable_text(str(text)), self._output_max_chars)
 
 
 def current_job():
@@ -43,7 +46,6 @@ def _set_current_job(context):
 
 
 def json_result(value):
-    """Serialise a task's return value; raises TypeError/ValueError when it is not JSON."""
-    if value is None:
-        return None
-    return json.dumps(value, allow_nan=False)
+    """Serialise a task's return value, made storable; raises TypeError/ValueError when it is
+    not JSON."""
+    return storable_json(value)

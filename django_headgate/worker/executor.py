@@ -1,14 +1,8 @@
-"""Runs claimed jobs on a fixed set of daemon threads and reports each outcome.
-
-Daemon threads (not ``ThreadPoolExecutor``) so that a worker whose shutdown timeout has passed
-can exit while a job still runs: that job's lease expires and the rescue duty releases it.
-"""
+"""Runs one claimed job and reports its outcome (the job threads are in ``threads.py``)."""
 
 import json
 import logging
-import queue
 import re
-import threading
 import traceback
 from dataclasses import dataclass
 
@@ -88,34 +82,3 @@ def run_job(claimed, store, worker_id, output_max_chars):
         for connection in connections.all(initialized_only=True):
             connection.close_if_unusable_or_obsolete()
 
-
-class JobThreads:
-    """``concurrency`` daemon threads; ``submit(claimed)`` runs a job, ``on_done(outcome)`` reports it."""
-
-    def __init__(self, concurrency, store, worker_id, output_max_chars, on_done):
-        self._jobs = queue.SimpleQueue()
-        self._store = store
-        self._worker_id = worker_id
-        self._output_max_chars = output_max_chars
-        self._on_done = on_done
-        self._threads = [
-            threading.Thread(target=self._serve, name=f"headgate-job-{n}", daemon=True)
-            for n in range(concurrency)
-        ]
-        for thread in self._threads:
-            thread.start()
-
-    def submit(self, claimed):
-        self._jobs.put(claimed)
-
-    def _serve(self):
-        while True:
-            claimed = self._jobs.get()
-            if claimed is None:
-                return
-            self._on_done(run_job(claimed, self._store, self._worker_id, self._output_max_chars))
-
-    def stop(self):
-        """Let idle threads exit; busy ones finish their job first (they are daemons)."""
-        for _ in self._threads:
-            self._jobs.put(None)

@@ -1,8 +1,14 @@
 """Background thread that keeps a worker's claims alive: lease renewal and its heartbeat row.
 
 Leases are renewed every third of the lease, so two renewals can fail before a lease lapses.
-A lease that could not be renewed (rescued, re-claimed, cancelled) is reported through
-``on_lease_lost``; the job keeps running but its acknowledgement will be rejected by the fence.
+Renewal skips rows someone else has locked (it never waits, and on MariaDB it takes rows in the
+same order as an acknowledgement, so the two cannot deadlock); a skipped row whose fence is still
+ours is not lost, it is renewed next time. A lease that moved on (rescued, re-claimed, cancelled)
+is reported through ``on_lease_lost``; the job keeps running but its acknowledgement will be
+rejected by the fence.
+
+Liveness is tied to progress (``watchdog.py``): the keeper records each completed iteration
+(``progress_at``) and renews nothing once ``allows_renewal()`` turns False.
 """
 
 import logging
@@ -11,12 +17,18 @@ import time
 
 from django.db import DatabaseError, connections
 
+from .backoff import reconnect_delay_seconds
+from .budget import TimeBudget
+from .dberrors import describe_database_error
+from .logs import RateLimitedLog
+
 logger = logging.getLogger(__name__)
 
 
 class LeaseKeeper(threading.Thread):
     def __init__(self, *, store, worker_id, instance_id, lease_seconds, heartbeat_seconds,
-                 held_leases, register_heartbeat, on_lease_lost):
+                 held_leases, register_heartbeat, on_lease_lost, allows_renewal=lambda: True,
+                 tick_seconds=5.0, budget_seconds=(5.0, 2.0), ratelog=None):
         super().__init__(name="headgate-lease-keeper", daemon=True)
         self.store = store
         self.worker_id = worker_id
@@ -26,35 +38,63 @@ class LeaseKeeper(threading.Thread):
         self.heartbeat_every = heartbeat_seconds
         self.held_leases = held_leases  # callable -> [(job_id, fence), ...]
         self.register_heartbeat = register_heartbeat
-        self.on_lease_lost = on_lease_lost
+        self.on_lease_lost = on_lease_lost  # (job_id, fence) -> None
+        self.allows_renewal = allows_renewal  # callable -> False once the watchdog fired
+        self.tick_seconds = tick_seconds  # longest pause between iterations
+        self.ratelog = ratelog or RateLimitedLog(logger)
+        self.budget = TimeBudget(store, *budget_seconds)
         self.stopped = threading.Event()
+        self.progress_at = time.monotonic()
 
     def run(self):
         next_renewal = next_heartbeat = time.monotonic()
-        while not self.stopped.is_set():
-            now = time.monotonic()
-            try:
-                if now >= next_renewal:
-                    self.renew_leases()
-                    next_renewal = now + self.renew_every
-                if now >= next_heartbeat:
-                    self.renew_heartbeat()
-                    next_heartbeat = now + self.heartbeat_every
-            except DatabaseError:
-                logger.exception("Lease keeper could not reach the database; retrying.",
-                                 extra={"action": "keeper_error", "worker_id": self.worker_id})
-                connections[self.store.alias].close()
-            self.stopped.wait(max(0.05, min(next_renewal, next_heartbeat) - time.monotonic()))
-        connections[self.store.alias].close()
+        failures = 0
+        try:
+            while not self.stopped.is_set():
+                now = self.progress_at = time.monotonic()
+                if not self.allows_renewal():
+                    return
+                try:
+                    self.budget.ensure()
+                    if now >= next_renewal:
+                        skipped = self.renew_leases()
+                        # A row locked by someone else is tried again soon, not a third of a lease later.
+                        next_renewal = now + (min(1.0, self.renew_every) if skipped else self.renew_every)
+                    if now >= next_heartbeat:
+                        self.renew_heartbeat()
+                        next_heartbeat = now + self.heartbeat_every
+                    failures = 0
+                    self.ratelog.reset("keeper_error")
+                except DatabaseError as exc:
+                    failures += 1
+                    self.ratelog.log(logging.WARNING, "Lease keeper could not reach the database (%s); retrying.",
+                                     describe_database_error(exc), action="keeper_error", worker_id=self.worker_id)
+                    connections[self.store.alias].close()
+                    self.stopped.wait(reconnect_delay_seconds(failures, max_seconds=self.tick_seconds))
+                    continue
+                wait = min(next_renewal, next_heartbeat) - time.monotonic()
+                self.stopped.wait(max(0.05, min(wait, self.tick_seconds)))
+        finally:
+            self.budget.clear()
+            connections[self.store.alias].close()
 
     def renew_leases(self):
+        """Renew every held lease; returns how many were skipped because their row was locked."""
         held = self.held_leases()
         if not held:
-            return
-        renewed = self.store.renew_leases(self.worker_id, held, self.lease_seconds)
-        for job_id, fence in held:
-            if job_id not in renewed:
-                self.on_lease_lost(job_id, fence)
+            return 0
+        renewed = self.store.renew_unlocked_leases(self.worker_id, held, self.lease_seconds)
+        missing = [(job_id, fence) for job_id, fence in held if job_id not in renewed]
+        if not missing:
+            return 0
+        fences = self.store.read_fences([job_id for job_id, _ in missing])
+        skipped = 0
+        for job_id, fence in missing:
+            if fences.get(job_id) == ("running", fence):
+                skipped += 1  # locked by someone else right now: still ours, renewed soon
+            else:
+                self.on_lease_lost(job_id, fence, fences.get(job_id, (None, None))[0])
+        return skipped
 
     def renew_heartbeat(self):
         if not self.store.renew_heartbeat(self.worker_id, self.instance_id):

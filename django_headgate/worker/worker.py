@@ -1,86 +1,93 @@
-"""The worker's claim loop: claim into free slots, run in threads, acknowledge in batches.
+"""The worker's claim loop (DESIGN §8, §8a): claim into a local buffer, run in threads,
+acknowledge and claim again in one round trip.
 
-One loop iteration: acknowledge every finished job (successes in one fenced statement), then
-claim as many ready jobs as there are free slots (one statement), then sleep until a job
-finishes, a NOTIFY arrives or the poll interval passes. All database work of the loop happens
-on the main thread's connection; job threads use their own.
+One loop iteration: write what finished and claim enough ready jobs to fill the buffer
+(``BUFFER_PER_THREAD x concurrency`` leases in all), both in one statement where the vendor
+allows (``Acknowledger.round``); then wait until enough jobs finish, the buffer runs low, a NOTIFY
+arrives or the poll interval passes. Job threads take from the buffer, so a short job never
+waits for a claim. The loop's statements run under a time budget on its own connection, a lost
+database is retried with jittered backoff and rate-limited log lines, and each completed
+iteration feeds the watchdog (``watchdog.py``). Stopping and draining are in ``shutdown.py``.
 """
 
-import json
 import logging
 import os
 import socket
 import threading
 import time
 import uuid
-from collections import deque
-from dataclasses import dataclass, field
 
 from django.db import DatabaseError, connections
 
 from ..conf import get_settings
-from ..exceptions import StaleLease
-from ..policies import register_configured_classes
 from ..store import get_store
-from ..store.base import Completion
-from .backoff import retry_delay_seconds
-from .executor import JobThreads
+from .acknowledger import Acknowledger
+from .backoff import reconnect_delay_seconds
+from .budget import TimeBudget
+from .dberrors import describe_database_error
 from .keeper import LeaseKeeper
+from .logs import RateLimitedLog
+from .services import ServicesMixin
+from .shutdown import ShutdownMixin
+from .stats import WorkerStats
+from .threads import ClaimBuffer, JobThreads
+from .watchdog import Watchdog
 
 logger = logging.getLogger(__name__)
 
 MIN_POLL_SECONDS = 0.05
-STATUS_EVERY_SECONDS = 2.0
-
-
-@dataclass
-class WorkerStats:
-    claimed: int = 0
-    succeeded: int = 0
-    retried: int = 0
-    dead: int = 0
-    stale: int = 0
-    started_monotonic: float = field(default_factory=time.monotonic)
-
-    @property
-    def finished(self):
-        return self.succeeded + self.retried + self.dead + self.stale
-
-    def rate(self):
-        elapsed = time.monotonic() - self.started_monotonic
-        return self.finished / elapsed if elapsed > 0 else 0.0
+#: Finished jobs are written at least this often while threads still have buffered work.
+ACK_DELAY_SECONDS = 0.02
 
 
 def default_worker_id():
     return f"{socket.gethostname()}-{os.getpid()}"
 
 
-class Worker:
+class Worker(ShutdownMixin, ServicesMixin):
     """A worker process's jobs. ``run()`` blocks until stopped, drained (``burst``) or ``max_jobs``."""
 
     def __init__(self, *, queues=None, concurrency=4, worker_id=None, burst=False, max_jobs=None,
-                 lease_seconds=None, using=None, on_status=None, maintenance=None):
+                 lease_seconds=None, using=None, on_status=None, maintenance=None, buffer_size=None,
+                 on_watchdog=None):
         conf = get_settings()
         self.conf = conf
         self.store = get_store(using or conf.database)
         self.queues = list(queues) if queues else None
         self.concurrency = concurrency
+        self.buffer_size = buffer_size or conf.worker_buffer_per_thread * concurrency
         self.worker_id = worker_id or default_worker_id()
         self.instance_id = uuid.uuid4()
         self.burst = burst
         self.max_jobs = max_jobs
         self.lease_seconds = lease_seconds or conf.lease_seconds
+        self.watchdog_seconds = min(conf.worker_watchdog, self.lease_seconds / 2)
         self.on_status = on_status
+        self.on_watchdog = on_watchdog  # called on the keeper thread; default: stop
         self.maintenance = maintenance  # a MaintenanceRunner run on its own thread, or None
         if maintenance is not None:
             # The heartbeat prune inside this worker must never delete this worker's own row.
             maintenance.exclude_identity((self.worker_id, self.instance_id))
         self.stats = WorkerStats()
-        self._running = {}  # job id -> ClaimedJob
-        self._finished = deque()  # Outcomes waiting for acknowledgement
+        self._log = {"worker_id": self.worker_id}
+        self._ratelog = RateLimitedLog(logger)
+        # No statement may hold the loop past the watchdog (a short lease lowers both).
+        statement_seconds = min(conf.worker_statement_timeout, self.watchdog_seconds / 2)
+        self._budget_seconds = (statement_seconds, min(conf.worker_lock_timeout, statement_seconds))
+        self._budget = TimeBudget(self.store, *self._budget_seconds)
+        self._held = {}  # job id -> ClaimedJob: buffered, running, or finished and unwritten
+        self._held_lock = threading.Lock()
+        self._running = set()  # ids of jobs a thread has started and not finished
+        self._buffer = ClaimBuffer()
         self._wake = threading.Event()
         self._stopping = threading.Event()
-        self._log = {"worker_id": self.worker_id}
+        self._progress_at = time.monotonic()
+        self._claim_came_back_empty = False
+        self._started = False
+        self.acks = Acknowledger(
+            store=self.store, worker_id=self.worker_id, lease_seconds=self.lease_seconds, conf=conf,
+            stats=self.stats, ratelog=self._ratelog, on_settled=self._forget, log_extra=self._log,
+        )
 
     # -- control ------------------------------------------------------------------------------
 
@@ -96,27 +103,34 @@ class Worker:
     # -- main loop ----------------------------------------------------------------------------
 
     def run(self):
-        # HEADGATE["RETENTION_CLASSES"] exist before this worker runs anything (DESIGN §6).
-        register_configured_classes(using=self.store.alias)
-        self.register_heartbeat()
-        threads = JobThreads(self.concurrency, self.store, self.worker_id,
-                             self.conf.output_max_chars, self._job_done)
+        if not self._started:
+            self.start_up()
+        threads = JobThreads(self.concurrency, self._buffer, self.store, self.worker_id,
+                             self.conf.output_max_chars, self._job_started, self._job_done)
+        watchdog = Watchdog(bound_seconds=self.watchdog_seconds, worker_id=self.worker_id,
+                            on_fire=self._watchdog_fired, progress={})
         keeper = LeaseKeeper(
             store=self.store, worker_id=self.worker_id, instance_id=self.instance_id,
             lease_seconds=self.lease_seconds, heartbeat_seconds=self.conf.heartbeat_interval,
             held_leases=self._held_leases, register_heartbeat=self.register_heartbeat,
-            on_lease_lost=self._lease_lost,
+            on_lease_lost=self._lease_lost, allows_renewal=watchdog.allows_renewal,
+            tick_seconds=self.watchdog_seconds / 4, budget_seconds=self._budget_seconds,
+            ratelog=self._ratelog,
         )
+        watchdog.progress.update({"claim loop": lambda: self._progress_at,
+                                  "lease keeper": lambda: keeper.progress_at})
         keeper.start()
+        watchdog.start()
         listener = self._start_listener()
         maintenance = self._start_maintenance()
-        logger.info("Worker started.", extra={**self._log, "action": "worker_start",
-                                              "queues": self.queues, "concurrency": self.concurrency})
+        logger.info("Worker started.", extra={**self._log, "action": "worker_start", "queues": self.queues,
+                                              "concurrency": self.concurrency, "buffer": self.buffer_size})
         try:
-            self._loop(threads)
-            self._drain(deadline=time.monotonic() + self.conf.shutdown_timeout)
+            self._loop()
+            self._stop_and_drain()
         finally:
             threads.stop()
+            watchdog.stop()
             keeper.stop()
             self._stopping.set()
             if maintenance is not None:
@@ -126,176 +140,132 @@ class Worker:
                 listener.join(timeout=2)
             keeper.join(timeout=5)
             self._unregister()
+            self._budget.clear()
         self._report_status(force=True)
         logger.info("Worker stopped.", extra={**self._log, "action": "worker_stop",
-                                              "abandoned": len(self._running)})
+                                              "released": self.stats.released_at_timeout})
         return self.stats
 
-    def _loop(self, threads):
+    def _loop(self):
         idle_wait = MIN_POLL_SECONDS
+        failures = 0
         while not self._stopping.is_set():
+            self._progress_at = time.monotonic()
             self._wake.clear()
             try:
-                self._acknowledge()
-                claimed = self._claim(threads)
-            except DatabaseError:
-                logger.exception("Worker lost the database; retrying.", extra={**self._log, "action": "db_error"})
-                connections[self.store.alias].close()
-                self._stopping.wait(idle_wait)
-                idle_wait = min(idle_wait * 2, self.conf.poll_interval)
+                self._budget.ensure()
+                claimed = self._round(claim=True)
+            except DatabaseError as exc:
+                failures += 1
+                self._stopping.wait(self._database_lost(exc, failures))
                 continue
+            if failures:
+                logger.info("Database reachable again.", extra={**self._log, "action": "db_back"})
+                self._ratelog.reset("db_error")
+                failures = 0
             self._report_status()
-            if self._reached_max_jobs() and not self._running and not self._finished:
-                return
-            if self.burst and not claimed and not self._running and not self._finished:
+            if self._is_done():
                 return
             if claimed:
                 idle_wait = MIN_POLL_SECONDS
-                if len(self._running) < self.concurrency:
-                    continue  # there may be more ready jobs for the free slots
-            elif not self._running:
+            elif not self._held:
+                if not self._claim_came_back_empty:
+                    continue  # no claim was tried (the buffer was full): try one now
                 idle_wait = min(idle_wait * 2, self.conf.poll_interval)
-            # With LISTEN/NOTIFY an enqueue wakes us; the poll interval is the safety net.
-            timeout = self.conf.poll_interval if self.store.supports_listen_notify else idle_wait
-            self._wake.wait(timeout if not self._running else min(timeout, 1.0))
+            self._wait(idle_wait)
 
-    def _claim(self, threads):
-        free = self.concurrency - len(self._running)
-        if self.max_jobs is not None:
-            free = min(free, self.max_jobs - self.stats.claimed)
-        if free <= 0:
+    def _round(self, claim):
+        """Write finished jobs and (when ``claim``) fill the buffer; returns the jobs claimed."""
+        limit = 0
+        if claim:
+            # Successes acknowledged in the same statement free their places in the buffer.
+            limit = self.buffer_size - len(self._held) + self.acks.successes_waiting()
+            if self.max_jobs is not None:
+                limit = min(limit, self.max_jobs - self.stats.claimed)
+        claimed = self.acks.round(self.queues, max(0, limit))
+        self._claim_came_back_empty = limit > 0 and not claimed
+        if claimed is None:
             return []
-        claimed = self.store.claim_jobs(self.worker_id, self.queues, free, self.lease_seconds)
-        for job in claimed:
-            self._running[job.id] = job
-            threads.submit(job)
+        with self._held_lock:
+            for job in claimed:
+                self._held[job.id] = job
         self.stats.claimed += len(claimed)
+        self._buffer.put_all(claimed)
         return claimed
 
-    def _reached_max_jobs(self):
-        return self.max_jobs is not None and self.stats.claimed >= self.max_jobs
+    def _is_done(self):
+        if self._held or self.acks.pending:
+            return False
+        if self.max_jobs is not None and self.stats.claimed >= self.max_jobs:
+            return True
+        return self.burst and self._claim_came_back_empty
 
-    def _drain(self, deadline):
-        """After a stop: acknowledge what finishes before ``deadline``; the rest is abandoned."""
-        while (self._running or self._finished) and time.monotonic() < deadline:
-            self._wake.clear()
-            self._acknowledge()
-            if self._running:
-                self._wake.wait(min(0.5, max(0.0, deadline - time.monotonic())))
-        self._acknowledge()
+    def _wait(self, idle_wait):
+        """Sleep until there is a reason for the next round: jobs to write while the buffer runs
+        low, a NOTIFY, or the poll interval (capped so the watchdog sees iterations)."""
+        cap = self.watchdog_seconds / 3
+        if not self._held:
+            timeout = self.conf.poll_interval if self.store.supports_listen_notify else idle_wait
+            self._wake.wait(min(timeout, cap))
+            return
+        deadline = time.monotonic() + min(1.0, cap)
+        while True:
+            self._wake.clear()  # before looking, so that a job finishing now still wakes us
+            if self._stopping.is_set():
+                return
+            pending = self.acks.pending
+            if pending and (len(self._buffer) < self.concurrency or pending >= self.buffer_size // 2):
+                return  # threads are about to run dry, or plenty to write: go now
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return
+            if pending:
+                self._stopping.wait(min(remaining, ACK_DELAY_SECONDS))  # let a few more finish
+                return
+            self._wake.wait(remaining)
 
-    # -- acknowledgements ---------------------------------------------------------------------
+    def _database_lost(self, exc, failures):
+        """Log (rate-limited, no error text), drop the connection; return the pause before the
+        next try (jittered backoff, short enough for the watchdog to see iterations)."""
+        self._ratelog.log(logging.WARNING, "Worker lost the database (%s); retrying.",
+                          describe_database_error(exc), action="db_error", **self._log)
+        try:
+            connections[self.store.alias].close()
+        except DatabaseError:
+            pass
+        return reconnect_delay_seconds(failures, max_seconds=min(5.0, self.watchdog_seconds / 3))
+
+    # -- job threads --------------------------------------------------------------------------
+
+    def _job_started(self, job):  # called on a job thread
+        self._running.add(job.id)
 
     def _job_done(self, outcome):  # called on a job thread
-        self._finished.append(outcome)
+        self._running.discard(outcome.claimed.id)
+        self.acks.add(outcome)
         self._wake.set()
 
-    def _acknowledge(self):
-        outcomes = []
-        while self._finished:
-            outcomes.append(self._finished.popleft())
-        if not outcomes:
-            return
-        try:
-            successes = [o for o in outcomes if o.succeeded]
-            if successes:
-                self._complete(successes)
-            for outcome in outcomes:
-                if not outcome.succeeded:
-                    self._fail(outcome)
-        except DatabaseError:
-            # Keep what was not acknowledged; fenced writes make a second attempt safe.
-            pending = [o for o in outcomes if o.claimed.id in self._running]
-            self._finished.extendleft(reversed(pending))
-            raise
-
-    def _complete(self, successes):
-        accepted = self.store.complete_jobs(
-            [Completion(o.claimed.id, o.claimed.fence, o.result_json) for o in successes]
-        )
-        for outcome in successes:
-            job = outcome.claimed
-            del self._running[job.id]
-            if job.id in accepted:
-                self.stats.succeeded += 1
-            else:
-                self._stale(job)
-
-    def _fail(self, outcome):
-        job = outcome.claimed
-        delay = retry_delay_seconds(job.attempt, self.conf.retry_backoff_base, self.conf.retry_backoff_max)
-        try:
-            state = self.store.fail_job(job.id, job.fence, json.dumps(outcome.error), delay,
-                                        give_up=outcome.give_up)
-        except StaleLease:
-            del self._running[job.id]
-            self._stale(job)
-            return
-        del self._running[job.id]
-        if state == "dead":
-            self.stats.dead += 1
-        else:
-            self.stats.retried += 1
-        logger.warning("Job failed (%s).", outcome.error["type"], extra={
-            **self._log, "action": "job_failed", "job_id": str(job.id), "fence": job.fence,
-            "attempt": job.attempt, "state": state,
-        })
-
-    def _stale(self, job):
-        self.stats.stale += 1
-        logger.warning("Acknowledgement rejected: the lease moved on.", extra={
-            **self._log, "action": "stale_lease", "job_id": str(job.id), "fence": job.fence,
-        })
+    def _forget(self, job_id):
+        with self._held_lock:
+            self._held.pop(job_id, None)
 
     # -- leases, heartbeat, wake-ups ----------------------------------------------------------
 
     def _held_leases(self):  # called on the keeper thread
-        return [(job.id, job.fence) for job in list(self._running.values())]
+        with self._held_lock:
+            return [(job.id, job.fence) for job in self._held.values()]
 
-    def _lease_lost(self, job_id, fence):  # called on the keeper thread
-        job = self._running.get(job_id)
-        if job is None or job.fence != fence:
-            return  # acknowledged since the keeper took its snapshot: not lost
+    def _watchdog_fired(self):  # called on the watchdog thread
+        self.stats.watchdog_fired = True
+        if self.on_watchdog is not None:
+            self.on_watchdog()
+        self.request_stop()
+
+    def _lease_lost(self, job_id, fence, state=None):  # called on the keeper thread
+        with self._held_lock:
+            job = self._held.get(job_id)
+        if job is None or job.fence != fence or self.acks.is_finished(job_id):
+            return  # acknowledged (or being acknowledged) since the keeper's snapshot: not lost
         logger.warning("Lease lost while the job runs; its result will be rejected.", extra={
-            **self._log, "action": "lease_lost", "job_id": str(job_id), "fence": fence,
+            **self._log, "action": "lease_lost", "job_id": str(job_id), "fence": fence, "state": state,
         })
-
-    def register_heartbeat(self):
-        self.store.register_heartbeat(
-            self.worker_id, self.instance_id, socket.gethostname(), os.getpid(),
-            json.dumps(self.queues or []),
-        )
-
-    def _unregister(self):
-        try:
-            self.store.delete_heartbeat(self.worker_id, self.instance_id)
-        except DatabaseError:
-            logger.exception("Could not remove the heartbeat row.", extra={**self._log, "action": "db_error"})
-
-    def _start_listener(self):
-        if not self.store.supports_listen_notify:
-            return None
-        thread = threading.Thread(target=self.store.listen_for_jobs, name="headgate-listener",
-                                  args=(self._wake, self._stopping), daemon=True)
-        thread.start()
-        return thread
-
-    def _start_maintenance(self):
-        if self.maintenance is None:
-            return None
-        thread = threading.Thread(target=self.maintenance.run_forever, name="headgate-maintenance",
-                                  daemon=True)
-        thread.start()
-        return thread
-
-    # -- terminal status ----------------------------------------------------------------------
-
-    _last_status = 0.0
-
-    def _report_status(self, force=False):
-        if self.on_status is None:
-            return
-        now = time.monotonic()
-        if force or now - self._last_status >= STATUS_EVERY_SECONDS:
-            self._last_status = now
-            self.on_status(self.stats, len(self._running))

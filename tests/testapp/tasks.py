@@ -94,3 +94,23 @@ def duplicate_username(username):
 
     User.objects.create(username=username)
     User.objects.create(username=username)
+
+
+@headgate.task
+def return_unstorable(marker):
+    """A result no database stores as it is: NUL and a lone surrogate around ``marker``."""
+    return {"text": f"{marker}\x00tail\ud800", f"key\x00{marker}": [f"\x00{marker}"]}
+
+
+@headgate.task
+def raise_unstorable(marker):
+    """Fails with a message holding NUL and a lone surrogate."""
+    raise RuntimeError(f"{marker}\x00tail\ud800")
+
+
+@headgate.task
+def progress_unstorable(marker):
+    job = current_job()
+    job.set_progress({"note": f"{marker}\x00"})
+    job.append_output(f"{marker}\x00\ud800\n")
+    return "ok"

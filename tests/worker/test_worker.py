@@ -109,7 +109,7 @@ def test_lease_lost_is_reported_only_for_jobs_still_running(caplog):
     worker = Worker(burst=True)
     job = ClaimedJob("id-1", "default", "t.f", "[]", "{}", 1, 3, 7)
     worker._lease_lost("id-1", 7)  # already acknowledged: no warning
-    worker._running["id-1"] = job
+    worker._held["id-1"] = job
     worker._lease_lost("id-1", 6)  # an older fence: not this run's lease
     assert "Lease lost" not in caplog.text
     worker._lease_lost("id-1", 7)

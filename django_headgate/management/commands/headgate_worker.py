@@ -4,14 +4,18 @@ import argparse
 import logging
 import os
 import signal
+import sys
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
+from ...exceptions import InvalidText, WorkerStartFailed
 from ..startup import require_configured_classes
-
-from ...exceptions import InvalidText
 from ...validation import QUEUE_NAME_RE, check_worker_id
 from ...worker import Worker
+
+#: Exit statuses besides 0 (done) and 1 (error, e.g. the database unreachable at start-up).
+EXIT_JOBS_LEFT = 3  # jobs released at the shutdown timeout, or outcomes left unwritten
+EXIT_WATCHDOG = 4  # the claim loop stopped making progress; leases no longer renewed
 
 VERBOSITY_LOG_LEVELS = {0: logging.ERROR, 1: logging.WARNING, 2: logging.INFO, 3: logging.DEBUG}
 
@@ -59,6 +63,9 @@ def lease_seconds(value):
 
 class Command(BaseCommand):
     help = "Run Headgate jobs: claim, execute in threads, renew leases, exit cleanly on SIGTERM/SIGINT."
+    # System checks run in handle(), once the database answers: some model checks ask the server
+    # its version, and an unreachable database must give one clear line, not a traceback.
+    requires_system_checks = []
 
     def add_arguments(self, parser):
         parser.add_argument("--queues", type=queue_list, default=None,
@@ -82,16 +89,27 @@ class Command(BaseCommand):
         show_progress = options["progress"]
         if show_progress is None:
             show_progress = self.stdout.isatty()
-        require_configured_classes()
         maintenance = self._maintenance(options) if options["with_maintenance"] else None
         worker = Worker(
             queues=options["queues"], concurrency=options["concurrency"],
             worker_id=options["worker_id"], burst=options["burst"], max_jobs=options["max_jobs"],
             lease_seconds=options["lease_seconds"],
             on_status=self._print_status if show_progress else None,
-            maintenance=maintenance,
+            maintenance=maintenance, on_watchdog=self._exit_on_watchdog,
         )
         self._install_signal_handlers(worker)
+        # The database first (an unreachable one gives one clear line, after bounded retries),
+        # then what needs it: retention classes, the maintenance runner, the heartbeat.
+        try:
+            worker.wait_for_database()
+            require_configured_classes()
+            if maintenance is not None:
+                maintenance.prepare()
+            worker.start_up()
+        except WorkerStartFailed as exc:
+            raise CommandError(str(exc)) from None
+        if not options.get("skip_checks"):  # call_command() skips them, as for any command
+            self.check()
         stats = worker.run()
         if show_progress:
             self.stdout.write("")
@@ -99,14 +117,27 @@ class Command(BaseCommand):
             f"headgate_worker {worker.worker_id}: {stats.succeeded} succeeded, {stats.retried} retried, "
             f"{stats.dead} dead, {stats.stale} rejected as stale."
         )
+        if stats.released or stats.released_at_timeout or stats.abandoned:
+            self.stdout.write(
+                f"headgate_worker {worker.worker_id}: {stats.released} released unstarted, "
+                f"{stats.released_at_timeout} released at the shutdown timeout, "
+                f"{stats.abandoned} left to the rescue duty."
+            )
+        if stats.left_work_undone:
+            sys.exit(EXIT_JOBS_LEFT)
+
+    def _exit_on_watchdog(self):
+        # The claim loop is stuck (a hung connection cannot be interrupted from here): leave now,
+        # so the jobs' leases lapse and the rescue duty hands them to a live worker.
+        self.stderr.write("Watchdog: the claim loop made no progress; exiting.")
+        os._exit(EXIT_WATCHDOG)
 
     def _maintenance(self, options):
         from ...conf import get_settings
         from ...maintenance.runner import MaintenanceRunner
 
-        runner = MaintenanceRunner(get_settings())  # the Worker gives it its identity to exclude
-        runner.prepare()
-        return runner
+        # The Worker gives it its identity to exclude; handle() prepares it once the database answers.
+        return MaintenanceRunner(get_settings())
 
     def _install_signal_handlers(self, worker):
         def handle(signum, frame):

@@ -1,7 +1,7 @@
 """MySQL / MariaDB store (MariaDB 10.6+ / MySQL 8.0+ for SKIP LOCKED).
 
 Differences from PostgreSQL, each handled in the section modules (``jobs``, ``heartbeats``,
-``sweep``): no ``UPDATE ... RETURNING`` (claims select then update inside one transaction), the
+``sweep``, ``worker``): no ``UPDATE ... RETURNING`` (claims select then update inside one transaction), the
 store clock is ``UTC_TIMESTAMP(6)`` (Django keeps UTC in DATETIME columns), durations are BIGINT
 microseconds, ``key`` is a reserved word, advisory locks are ``GET_LOCK(name, 0)``, and there is
 no LISTEN/NOTIFY (workers poll with backoff).
@@ -13,10 +13,11 @@ from datetime import timezone
 from django.db import DatabaseError
 
 from ..base import BaseStore
-from . import heartbeats, jobs, sweep
+from . import heartbeats, jobs, sweep, worker
 from .heartbeats import MySQLHeartbeats
 from .jobs import MySQLJobs
 from .sweep import MySQLSweep
+from .worker import MySQLWorker
 
 MICROSECONDS = 1_000_000
 # Half MariaDB's default max_allowed_packet (16 MiB): a statement over it fails with error 1153
@@ -24,9 +25,9 @@ MICROSECONDS = 1_000_000
 MAX_INSERT_BYTES = 8 * 1024 * 1024
 
 
-class MySQLStore(MySQLJobs, MySQLHeartbeats, MySQLSweep, BaseStore):
+class MySQLStore(MySQLJobs, MySQLHeartbeats, MySQLSweep, MySQLWorker, BaseStore):
     vendor = "mysql"
-    statements = (jobs, heartbeats, sweep)
+    statements = (jobs, heartbeats, sweep, worker)
     max_insert_bytes = MAX_INSERT_BYTES
 
     def duration_param(self, seconds):

@@ -1,7 +1,7 @@
 """PostgreSQL store: SKIP LOCKED claims, batched fenced acknowledgements, LISTEN/NOTIFY, advisory
 locks, one-statement sweeps and an archive of monthly child tables.
 
-Statements live in the section modules (``jobs``, ``heartbeats``, ``sweep``), each beside the
+Statements live in the section modules (``jobs``, ``heartbeats``, ``sweep``, ``worker``), each beside the
 methods that run them."""
 
 from contextlib import contextmanager
@@ -9,15 +9,16 @@ from contextlib import contextmanager
 from django.db import DatabaseError
 
 from ..base import BaseStore
-from . import heartbeats, jobs, sweep
+from . import heartbeats, jobs, sweep, worker
 from .heartbeats import PostgreSQLHeartbeats
 from .jobs import PostgreSQLJobs
 from .sweep import PostgreSQLSweep
+from .worker import PostgreSQLWorker
 
 
-class PostgreSQLStore(PostgreSQLJobs, PostgreSQLHeartbeats, PostgreSQLSweep, BaseStore):
+class PostgreSQLStore(PostgreSQLJobs, PostgreSQLHeartbeats, PostgreSQLSweep, PostgreSQLWorker, BaseStore):
     vendor = "postgresql"
-    statements = (jobs, heartbeats, sweep)
+    statements = (jobs, heartbeats, sweep, worker)
     supports_listen_notify = True
 
     @contextmanager

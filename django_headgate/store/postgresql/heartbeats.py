@@ -2,6 +2,7 @@
 per transaction), session advisory locks and the LISTEN loop."""
 
 import logging
+import random
 
 import psycopg
 from django.db import DatabaseError, connections
@@ -58,18 +59,23 @@ class PostgreSQLHeartbeats:
         """Blocking loop for a listener thread: LISTEN, then set ``wake`` on every NOTIFY until
         ``stop`` is set. Uses this thread's own connection (autocommit, so LISTEN applies now)."""
         connection = connections[self.alias]
+        failures = 0
         try:
             while not stop.is_set():
                 try:
                     connection.ensure_connection()
                     raw = connection.connection
                     raw.execute(SQL_LISTEN)
+                    failures = 0
                     while not stop.is_set():
                         for _ in raw.notifies(timeout=timeout, stop_after=1):
                             wake.set()
                 except (DatabaseError, psycopg.Error):
-                    logger.warning("LISTEN connection lost; reconnecting.", extra={"action": "listen_error"})
+                    failures += 1
+                    if failures == 1:  # one line per outage; the text may quote data: not logged
+                        logger.warning("LISTEN connection lost; reconnecting.", extra={"action": "listen_error"})
                     connection.close()
-                    stop.wait(timeout)
+                    wake.set()  # the claim loop polls meanwhile
+                    stop.wait(min(5.0, timeout * 2 ** min(failures, 5)) * random.uniform(0.5, 1.0))
         finally:
             connection.close()

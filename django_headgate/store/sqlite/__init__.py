@@ -5,7 +5,7 @@ SQLite has one writer at a time, so claims need no SKIP LOCKED: the claim is a s
 (set ``OPTIONS = {"timeout": 30, "transaction_mode": "IMMEDIATE"}`` and WAL). Times are text in
 Django's format (UTC); the store clock is ``strftime('%Y-%m-%d %H:%M:%f', 'now')``. There is no
 LISTEN/NOTIFY and no cluster-wide lock: singleton duties are exclusive only within a process.
-Statements live in the section modules (``jobs``, ``heartbeats``, ``sweep``).
+Statements live in the section modules (``jobs``, ``heartbeats``, ``sweep``, ``worker``).
 """
 
 from datetime import timezone
@@ -13,10 +13,11 @@ from datetime import timezone
 from django.utils.dateparse import parse_datetime
 
 from ..base import BaseStore
-from . import heartbeats, jobs, sweep
+from . import heartbeats, jobs, sweep, worker
 from .heartbeats import SQLiteHeartbeats
 from .jobs import SQLiteJobs
 from .sweep import SQLiteSweep
+from .worker import SQLiteWorker
 
 # SQLite allows 32,766 bound parameters per statement; 13 per row.
 INSERT_BATCH_ROWS = 500
@@ -27,9 +28,9 @@ def seconds_modifier(seconds):
     return f"{float(seconds):+.6f} seconds"
 
 
-class SQLiteStore(SQLiteJobs, SQLiteHeartbeats, SQLiteSweep, BaseStore):
+class SQLiteStore(SQLiteJobs, SQLiteHeartbeats, SQLiteSweep, SQLiteWorker, BaseStore):
     vendor = "sqlite"
-    statements = (jobs, heartbeats, sweep)
+    statements = (jobs, heartbeats, sweep, worker)
     INSERT_BATCH_ROWS = INSERT_BATCH_ROWS
 
     def duration_param(self, seconds):

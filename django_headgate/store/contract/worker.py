@@ -1,0 +1,66 @@
+"""Store contract, worker section (DESIGN §8a): acknowledge and claim in one round trip where the
+vendor allows, lock-free renewal, fence reads, release without spending the attempt, and the
+session time budget of the worker's own connections."""
+
+from ..fragments import placeholders
+from . import runs, vendor_supplies
+
+
+class WorkerContract:
+    def acknowledge_and_claim(self, completions, worker_id, queues, limit, lease_seconds):
+        """Acknowledge ``completions`` (fenced, as :meth:`complete_jobs`) and claim up to
+        ``limit`` ready jobs (as :meth:`claim_jobs`) in as few round trips as the vendor allows,
+        committed together. Returns ``(accepted job ids, [ClaimedJob, ...])``.
+
+        Where the vendor has ``SKIP LOCKED`` an acknowledgement never waits for a row lock: a
+        row someone else holds is left unchanged and not in the accepted set (the caller tells
+        it apart from a stale one with :meth:`read_fences`). Default: both in one transaction.
+        """
+        with self.atomic():
+            accepted = self.complete_jobs(completions) if completions else set()
+            claimed = self.claim_jobs(worker_id, queues, limit, lease_seconds) if limit > 0 else []
+        return accepted, claimed
+
+    def renew_unlocked_leases(self, worker_id, leases, lease_seconds):
+        """Extend the leases ``[(job_id, fence), ...]`` still held, skipping rows someone else
+        has locked where the vendor can (renewal then never waits and never deadlocks with an
+        acknowledgement). Returns the set of renewed ids. Default: :meth:`renew_leases`."""
+        return self.renew_leases(worker_id, leases, lease_seconds)
+
+    @runs("SQL_READ_FENCES")
+    def read_fences(self, job_ids):
+        """``{job_id: (state, fence)}`` of the hot rows among ``job_ids``, read without locking
+        (a missing id has no hot row). Default: ``SQL_READ_FENCES`` with an IN list."""
+        if not job_ids:
+            return {}
+        with self.cursor() as cursor:
+            cursor.execute(self.sql.SQL_READ_FENCES.format(ids=placeholders(len(job_ids))),
+                           [self.db_uuid(job_id) for job_id in job_ids])
+            return {self.from_db_uuid(id_): (state, fence) for id_, state, fence in cursor.fetchall()}
+
+    @runs("SQL_RELEASE")
+    def release_jobs(self, worker_id, leases):
+        """Give back leases ``[(job_id, fence), ...]`` this worker holds without spending their
+        attempt: ``running`` -> ``available``, ``attempts - 1``, lease cleared, ``run_at`` kept
+        (the job keeps its place in the claim order). Fenced; returns the set of released ids.
+
+        Default: one fenced ``SQL_RELEASE`` per lease, in one transaction."""
+        released = set()
+        with self.atomic(), self.cursor() as cursor:
+            for job_id, fence in leases:
+                cursor.execute(self.sql.SQL_RELEASE, [self.db_uuid(job_id), fence, worker_id])
+                if cursor.rowcount:
+                    released.add(job_id)
+        return released
+
+    @vendor_supplies
+    def set_worker_time_budget(self, statement_seconds, lock_seconds):
+        """Bound every later statement on this thread's connection: at most ``statement_seconds``
+        of run time and ``lock_seconds`` of lock wait (session-level, for the worker's own
+        connections only; PostgreSQL also turns bitmap and sequential scans off there, so that
+        the claim's plan does not depend on fresh statistics). Returns what
+        :meth:`clear_worker_time_budget` needs to undo it."""
+
+    @vendor_supplies
+    def clear_worker_time_budget(self, previous):
+        """Undo :meth:`set_worker_time_budget` on this thread's connection."""

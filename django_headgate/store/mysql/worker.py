@@ -1,0 +1,118 @@
+"""MySQL / MariaDB store, worker section: acknowledge and claim in one transaction, lock-free
+acknowledgements and renewals (one lock order, SKIP LOCKED), fence reads, release without
+spending the attempt, and the worker's session time budget."""
+
+from ..fragments import FENCED_LEASE, placeholders
+from ..records import ClaimedJob
+from . import jobs as job_statements
+from .jobs import EXPIRES_NOW, NOW, NOW_PLUS
+
+# Acknowledgement step 1: lock the rows to acknowledge that are still running, in id order,
+# skipping rows someone else holds, so it never waits; renewal takes the same order and also
+# skips, so acknowledgement and renewal can never deadlock (fences are compared in Python).
+SQL_LOCK_RUNNING = """
+SELECT id, fence FROM headgate_job WHERE id IN ({ids}) AND state = 'running' {owner_filter}
+ORDER BY id
+FOR UPDATE SKIP LOCKED
+"""
+SQL_LOCK_RUNNING_ANY_OWNER = SQL_LOCK_RUNNING.replace("{owner_filter}", "")
+SQL_LOCK_RUNNING_OWNED = SQL_LOCK_RUNNING.replace("{owner_filter}", "AND lease_owner = %s")
+# Acknowledgement step 2 (same transaction): the locked rows succeed; {result} is NULL or a
+# CASE id WHEN ... THEN ... END of their results.
+SQL_COMPLETE_LOCKED = f"""
+UPDATE headgate_job
+SET state = 'succeeded', result = {{result}}, finished_at = {NOW}, expires_at = {EXPIRES_NOW},
+    lease_owner = NULL, lease_expires_at = NULL
+WHERE id IN ({{ids}})
+"""
+# Renewal step 2 (same transaction): extend the locked rows' leases.
+SQL_RENEW_LOCKED = (
+    f"UPDATE headgate_job SET lease_expires_at = {NOW_PLUS} WHERE id IN ({{ids}})"
+)
+# State and fence of some jobs, consistent read without locks (primary key).
+SQL_READ_FENCES = "SELECT id, state, fence FROM headgate_job WHERE id IN ({ids})"
+# Give a lease back unspent: available again, the attempt not counted, run_at kept (fenced).
+SQL_RELEASE = f"""
+UPDATE headgate_job
+SET state = 'available', attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
+    started_at = NULL
+WHERE {FENCED_LEASE}
+"""
+# The worker's session time budget: MariaDB max_statement_time (seconds, fractions allowed),
+# MySQL 8 max_execution_time (milliseconds, SELECT only); InnoDB row-lock waits in whole seconds.
+SQL_SET_MARIADB_BUDGET = "SET SESSION max_statement_time = %s, innodb_lock_wait_timeout = %s"
+SQL_SET_MYSQL_BUDGET = "SET SESSION max_execution_time = %s, innodb_lock_wait_timeout = %s"
+SQL_RESET_MARIADB_BUDGET = "SET SESSION max_statement_time = DEFAULT, innodb_lock_wait_timeout = DEFAULT"
+SQL_RESET_MYSQL_BUDGET = "SET SESSION max_execution_time = DEFAULT, innodb_lock_wait_timeout = DEFAULT"
+
+
+class MySQLWorker:
+    def acknowledge_and_claim(self, completions, worker_id, queues, limit, lease_seconds):
+        accepted, claimed = set(), []
+        with self.atomic(), self.cursor() as cursor:
+            if completions:
+                accepted = self._complete_unlocked(cursor, completions)
+            if limit > 0:  # both claim steps in this transaction, no savepoint
+                if queues:
+                    select = job_statements.SQL_CLAIM_SELECT.format(
+                        queue_filter=f"AND queue IN ({placeholders(len(queues))})")
+                    params = [*queues, limit]
+                else:
+                    select, params = job_statements.SQL_CLAIM_SELECT.format(queue_filter=""), [limit]
+                cursor.execute(select, params)
+                rows = cursor.fetchall()
+                if rows:
+                    cursor.execute(job_statements.SQL_CLAIM_UPDATE.format(ids=placeholders(len(rows))),
+                                   [worker_id, self.duration_param(lease_seconds), *(row[0] for row in rows)])
+                claimed = [
+                    ClaimedJob(self.from_db_uuid(id_), queue, task, args, kwargs, attempts + 1, max_attempts, fence + 1)
+                    for id_, queue, task, args, kwargs, attempts, max_attempts, fence in rows
+                ]
+        return accepted, claimed
+
+    def _complete_unlocked(self, cursor, completions):
+        by_id = {c.job_id: c for c in completions}
+        db_ids = [self.db_uuid(job_id) for job_id in by_id]
+        cursor.execute(SQL_LOCK_RUNNING_ANY_OWNER.format(ids=placeholders(len(db_ids))), db_ids)
+        ours = [(db_id, self.from_db_uuid(db_id)) for db_id, fence in cursor.fetchall()
+                if by_id[self.from_db_uuid(db_id)].fence == fence]
+        if not ours:
+            return set()
+        with_result = [(db_id, by_id[job_id].result_json) for db_id, job_id in ours
+                       if by_id[job_id].result_json is not None]
+        if with_result:
+            result = "CASE id " + " ".join(["WHEN %s THEN %s"] * len(with_result)) + " END"
+        else:
+            result = "NULL"
+        params = [value for pair in with_result for value in pair]
+        cursor.execute(SQL_COMPLETE_LOCKED.format(result=result, ids=placeholders(len(ours))),
+                       [*params, *(db_id for db_id, _ in ours)])
+        return {job_id for _, job_id in ours}
+
+    def renew_unlocked_leases(self, worker_id, leases, lease_seconds):
+        if not leases:
+            return set()
+        fences = dict(leases)
+        db_ids = [self.db_uuid(job_id) for job_id in fences]
+        with self.atomic(), self.cursor() as cursor:
+            cursor.execute(SQL_LOCK_RUNNING_OWNED.format(ids=placeholders(len(db_ids))), [*db_ids, worker_id])
+            ours = [(db_id, self.from_db_uuid(db_id)) for db_id, fence in cursor.fetchall()
+                    if fences.get(self.from_db_uuid(db_id)) == fence]
+            if ours:
+                cursor.execute(SQL_RENEW_LOCKED.format(ids=placeholders(len(ours))),
+                               [self.duration_param(lease_seconds), *(db_id for db_id, _ in ours)])
+        return {job_id for _, job_id in ours}
+
+    def set_worker_time_budget(self, statement_seconds, lock_seconds):
+        lock = max(1, round(lock_seconds))
+        with self.cursor() as cursor:
+            if self.connection.mysql_is_mariadb:
+                cursor.execute(SQL_SET_MARIADB_BUDGET, [float(statement_seconds), lock])
+            else:
+                cursor.execute(SQL_SET_MYSQL_BUDGET, [max(1, round(statement_seconds * 1000)), lock])
+        return None
+
+    def clear_worker_time_budget(self, previous):
+        with self.cursor() as cursor:
+            cursor.execute(SQL_RESET_MARIADB_BUDGET if self.connection.mysql_is_mariadb
+                           else SQL_RESET_MYSQL_BUDGET, [])

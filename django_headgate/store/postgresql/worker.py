@@ -1,0 +1,138 @@
+"""PostgreSQL store, worker section: acknowledge and claim in one statement, lock-free renewal,
+fence reads, release without spending the attempt, and the worker's session settings."""
+
+from ..fragments import CLAIM_ORDER, CLAIMED_COLUMNS, READY
+from ..records import ClaimedJob
+from .jobs import EXPIRES_NOW, NOW, NOW_PLUS_SECONDS
+
+# Acknowledge and claim in ONE statement (one round trip, one commit). `ours`: the rows to
+# acknowledge still running at the claimed fence, locked in id order, skipping rows someone else
+# holds (a foreign FOR UPDATE, a rescue in flight), so an acknowledgement never waits for a lock;
+# `picked`: ready rows (claim index), skipping locked ones. Data-modifying CTEs share one
+# snapshot and commit together; acknowledged rows are running and claimed rows available, so no
+# row is changed twice. Rows: (true, id, NULL...) per acknowledgement first, then (false, claimed
+# job...) per claim in claim order.
+SQL_ACK_AND_CLAIM = f"""
+WITH done AS (
+    SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS d(id, fence, result)
+), ours AS (
+    SELECT j.id FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
+    WHERE j.state = 'running'
+    ORDER BY j.id
+    FOR UPDATE OF j SKIP LOCKED
+), acked AS (
+    UPDATE headgate_job AS j
+    SET state = 'succeeded', result = done.result::jsonb, finished_at = now(),
+        expires_at = {EXPIRES_NOW.format(job="j")}, lease_owner = NULL, lease_expires_at = NULL
+    FROM ours JOIN done ON done.id = ours.id
+    WHERE j.id = ours.id
+    RETURNING j.id
+), picked AS (
+    SELECT id, priority, run_at FROM headgate_job
+    WHERE {READY.format(now=NOW)} {{queue_filter}}
+    {CLAIM_ORDER}
+    LIMIT %s
+    FOR UPDATE SKIP LOCKED
+), claimed AS (
+    UPDATE headgate_job AS j
+    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s,
+        lease_expires_at = {NOW_PLUS_SECONDS.format(seconds="%s")}, started_at = now()
+    FROM picked
+    WHERE j.id = picked.id
+    RETURNING {", ".join(f"j.{column}" for column in CLAIMED_COLUMNS.split(", "))}
+)
+SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
+       NULL::bigint, NULL::integer AS priority, NULL::timestamptz AS run_at
+FROM acked
+UNION ALL
+SELECT false, claimed.*, picked.priority, picked.run_at FROM claimed JOIN picked USING (id)
+ORDER BY acked DESC, priority DESC, run_at
+"""
+SQL_ACK_AND_CLAIM_ANY_QUEUE = SQL_ACK_AND_CLAIM.format(queue_filter="")
+SQL_ACK_AND_CLAIM_QUEUES = SQL_ACK_AND_CLAIM.format(queue_filter="AND queue = ANY(%s)")
+# Renew the leases still ours, in id order, skipping rows someone else holds (never waits).
+SQL_RENEW_UNLOCKED = f"""
+WITH ours AS (
+    SELECT j.id FROM headgate_job AS j
+    JOIN unnest(%s::uuid[], %s::bigint[]) AS held(id, fence) ON j.id = held.id AND j.fence = held.fence
+    WHERE j.state = 'running' AND j.lease_owner = %s
+    ORDER BY j.id
+    FOR UPDATE OF j SKIP LOCKED
+)
+UPDATE headgate_job AS j SET lease_expires_at = {NOW_PLUS_SECONDS.format(seconds="%s")}
+FROM ours WHERE j.id = ours.id
+RETURNING j.id
+"""
+# State and fence of some jobs, without locking (primary key).
+SQL_READ_FENCES = "SELECT id, state, fence FROM headgate_job WHERE id = ANY(%s::uuid[])"
+# Give leases back unspent: available again, the attempt not counted, run_at kept (fenced).
+SQL_RELEASE = """
+UPDATE headgate_job AS j
+SET state = 'available', attempts = j.attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
+    started_at = NULL
+FROM unnest(%s::uuid[], %s::bigint[]) AS held(id, fence)
+WHERE j.id = held.id AND j.fence = held.fence AND j.state = 'running' AND j.lease_owner = %s
+RETURNING j.id
+"""
+# The worker's session settings, and their undoing: the time budget (milliseconds), and no
+# bitmap or sequential scans. Every worker statement is an index lookup or an index-ordered
+# claim; with statistics older than a burst of enqueues the planner would otherwise sort every
+# ready row for each claim (bench/claim_plan.py, docs/worker.md "The claim's plan").
+SQL_SET_WORKER_SESSION = (
+    "SELECT set_config('statement_timeout', %s, false), set_config('lock_timeout', %s, false), "
+    "set_config('enable_bitmapscan', 'off', false), set_config('enable_seqscan', 'off', false)"
+)
+SQL_RESET_WORKER_SESSION = (
+    "RESET statement_timeout", "RESET lock_timeout", "RESET enable_bitmapscan", "RESET enable_seqscan",
+)
+
+
+class PostgreSQLWorker:
+    def acknowledge_and_claim(self, completions, worker_id, queues, limit, lease_seconds):
+        params = [[str(c.job_id) for c in completions], [c.fence for c in completions],
+                  [c.result_json for c in completions]]
+        if queues:
+            sql = SQL_ACK_AND_CLAIM_QUEUES
+            params.append(list(queues))
+        else:
+            sql = SQL_ACK_AND_CLAIM_ANY_QUEUE
+        params += [limit, worker_id, lease_seconds]
+        with self.cursor() as cursor:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
+        accepted = {row[1] for row in rows if row[0]}
+        return accepted, [ClaimedJob(*row[1:9]) for row in rows if not row[0]]
+
+    def renew_unlocked_leases(self, worker_id, leases, lease_seconds):
+        if not leases:
+            return set()
+        ids, fences = zip(*leases)
+        with self.cursor() as cursor:
+            cursor.execute(SQL_RENEW_UNLOCKED, [[str(i) for i in ids], list(fences), worker_id, lease_seconds])
+            return {row[0] for row in cursor.fetchall()}
+
+    def read_fences(self, job_ids):
+        if not job_ids:
+            return {}
+        with self.cursor() as cursor:
+            cursor.execute(SQL_READ_FENCES, [[str(i) for i in job_ids]])
+            return {id_: (state, fence) for id_, state, fence in cursor.fetchall()}
+
+    def release_jobs(self, worker_id, leases):
+        if not leases:
+            return set()
+        ids, fences = zip(*leases)
+        with self.cursor() as cursor:
+            cursor.execute(SQL_RELEASE, [[str(i) for i in ids], list(fences), worker_id])
+            return {row[0] for row in cursor.fetchall()}
+
+    def set_worker_time_budget(self, statement_seconds, lock_seconds):
+        with self.cursor() as cursor:
+            cursor.execute(SQL_SET_WORKER_SESSION, [f"{max(1, round(statement_seconds * 1000))}",
+                                                    f"{max(1, round(lock_seconds * 1000))}"])
+        return None
+
+    def clear_worker_time_budget(self, previous):
+        with self.cursor() as cursor:
+            for statement in SQL_RESET_WORKER_SESSION:
+                cursor.execute(statement, [])

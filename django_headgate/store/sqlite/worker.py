@@ -1,0 +1,62 @@
+"""SQLite store, worker section: acknowledge a batch in one fenced statement and claim in the
+same transaction, fence reads, release without spending the attempt, the busy timeout."""
+
+from ..fragments import FENCED_LEASE
+from .jobs import EXPIRES_NOW, NOW
+
+# Acknowledge many jobs in one fenced statement (row values; primary key). {result} is NULL or
+# a CASE id WHEN ... THEN ... END of their results; {pairs} is one (%s, %s) per job.
+SQL_COMPLETE_MANY = f"""
+UPDATE headgate_job
+SET state = 'succeeded', result = {{result}}, finished_at = {NOW}, expires_at = {EXPIRES_NOW},
+    lease_owner = NULL, lease_expires_at = NULL
+WHERE state = 'running' AND (id, fence) IN (VALUES {{pairs}})
+RETURNING id
+"""
+# State and fence of some jobs (primary key).
+SQL_READ_FENCES = "SELECT id, state, fence FROM headgate_job WHERE id IN ({ids})"
+# Give a lease back unspent: available again, the attempt not counted, run_at kept (fenced).
+SQL_RELEASE = f"""
+UPDATE headgate_job
+SET state = 'available', attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
+    started_at = NULL
+WHERE {FENCED_LEASE}
+"""
+# The connection's wait for the database lock, in milliseconds (SQLite has no statement
+# timeout; {ms} is an integer computed here, never caller text: PRAGMA takes no parameters).
+SQL_GET_BUSY_TIMEOUT = "PRAGMA busy_timeout"
+SQL_SET_BUSY_TIMEOUT = "PRAGMA busy_timeout = {ms}"
+
+
+class SQLiteWorker:
+    def acknowledge_and_claim(self, completions, worker_id, queues, limit, lease_seconds):
+        with self.atomic():
+            accepted = self._complete_many(completions) if completions else set()
+            claimed = self.claim_jobs(worker_id, queues, limit, lease_seconds) if limit > 0 else []
+        return accepted, claimed
+
+    def _complete_many(self, completions):
+        with_result = [(self.db_uuid(c.job_id), c.result_json) for c in completions if c.result_json is not None]
+        if with_result:
+            result = "CASE id " + " ".join(["WHEN %s THEN %s"] * len(with_result)) + " END"
+        else:
+            result = "NULL"
+        params = [value for pair in with_result for value in pair]
+        for c in completions:
+            params += [self.db_uuid(c.job_id), c.fence]
+        sql = SQL_COMPLETE_MANY.format(result=result, pairs=", ".join(["(%s, %s)"] * len(completions)))
+        with self.cursor() as cursor:
+            cursor.execute(sql, params)
+            return {self.from_db_uuid(row[0]) for row in cursor.fetchall()}
+
+    def set_worker_time_budget(self, statement_seconds, lock_seconds):
+        with self.cursor() as cursor:
+            cursor.execute(SQL_GET_BUSY_TIMEOUT, [])
+            previous = int(cursor.fetchone()[0])
+            cursor.execute(SQL_SET_BUSY_TIMEOUT.format(ms=max(1, round(lock_seconds * 1000))), [])
+        return previous
+
+    def clear_worker_time_budget(self, previous):
+        if previous is not None:
+            with self.cursor() as cursor:
+                cursor.execute(SQL_SET_BUSY_TIMEOUT.format(ms=int(previous)), [])

@@ -1,0 +1,34 @@
+"""What a worker did: counts for its summary line, its exit status and its status line."""
+
+import time
+from dataclasses import dataclass, field
+
+
+@dataclass
+class WorkerStats:
+    claimed: int = 0
+    succeeded: int = 0
+    retried: int = 0
+    dead: int = 0
+    stale: int = 0
+    #: Buffered jobs given back unstarted at a stop (attempt not spent): normal, exit status 0.
+    released: int = 0
+    #: Running jobs given back when the shutdown timeout passed (attempt not spent).
+    released_at_timeout: int = 0
+    #: Finished jobs whose outcome could not be written (given up, or left at the stop).
+    abandoned: int = 0
+    watchdog_fired: bool = False
+    started_monotonic: float = field(default_factory=time.monotonic)
+
+    @property
+    def finished(self):
+        return self.succeeded + self.retried + self.dead + self.stale
+
+    @property
+    def left_work_undone(self):
+        """True when the exit status must say that jobs were released or left unwritten."""
+        return bool(self.released_at_timeout or self.abandoned or self.watchdog_fired)
+
+    def rate(self):
+        elapsed = time.monotonic() - self.started_monotonic
+        return self.finished / elapsed if elapsed > 0 else 0.0

@@ -1,0 +1,42 @@
+"""Liveness tied to progress: when the claim loop hangs (here: its statement never returns),
+the keeper stops renewing leases past the watchdog bound, so the job can be rescued."""
+
+import threading
+import time
+
+import pytest
+
+import django_headgate as headgate
+from django_headgate.models import Job
+from tests.worker.helpers import WorkerThread, wait_until
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_hung_loop_stops_lease_renewal_and_the_job_is_rescued(store, caplog):
+    job = headgate.enqueue("tests.testapp.tasks.sleep_then_return", args=(2, "late"))
+    running = WorkerThread(concurrency=1, lease_seconds=5)  # watchdog: half the lease
+    worker = running.worker
+    wait_until(lambda: Job.objects.get(pk=job.id).state == "running", message="the job to start")
+    unblock = threading.Event()
+    original = worker.acks.round
+
+    def hung_round(*args, **kwargs):  # like a read on a half-open connection
+        unblock.wait(30)
+        return original(*args, **kwargs)
+
+    worker.acks.round = hung_round
+    try:
+        wait_until(lambda: worker.stats.watchdog_fired, timeout=10, message="the watchdog")
+        assert "made no progress" in caplog.text
+        lease_at_watchdog = Job.objects.get(pk=job.id).lease_expires_at
+        time.sleep(2)  # the keeper would have renewed by now (every lease / 3)
+        assert Job.objects.get(pk=job.id).lease_expires_at == lease_at_watchdog
+        wait_until(lambda: Job.objects.get(pk=job.id).lease_expires_at < store.now(), timeout=10,
+                   message="the lease to lapse")
+        assert store.rescue_expired(10) == 1
+        assert Job.objects.get(pk=job.id).state == "available"
+    finally:
+        unblock.set()
+        stats = running.join()
+    assert stats.watchdog_fired and stats.left_work_undone
