@@ -17,7 +17,7 @@ on the table. :meth:`ArchiveHorizonOps.privilege_findings` reports what the conn
 
 from dataclasses import dataclass
 
-from ..archive_months import ArchivePartition
+from ..archive_months import ARCHIVE_TABLE, ArchivePartition
 
 #: Rows a partition may hold for ``row_counts()`` to count them exactly (a LIMIT-bounded count).
 EXACT_COUNT_LIMIT = 10_000
@@ -47,6 +47,16 @@ class ArchiveHorizonOps:
     @property
     def vendor(self):
         return self.store.vendor
+
+    @property
+    def table(self):
+        """The quoted name of the partitioned archive table (PostgreSQL: the parent)."""
+        return self.store.connection.ops.quote_name(ARCHIVE_TABLE)
+
+    def _fetch(self, sql, params=()):
+        with self.store.cursor() as cursor:
+            cursor.execute(sql, list(params))
+            return cursor.fetchall()
 
     def quote(self, partition):
         """The quoted catalogue name of ``partition`` (an ArchivePartition, nothing else)."""

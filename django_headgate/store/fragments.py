@@ -37,6 +37,15 @@ CLAIM_ORDER = "ORDER BY priority DESC, run_at"
 FENCED = "id = %s AND fence = %s AND state = 'running'"
 # A lease renewal: FENCED, and still leased to this worker.
 FENCED_LEASE = FENCED + " AND lease_owner = %s"
+# State and fence of some jobs, consistent read without locks (primary key; {ids}: placeholders).
+SQL_READ_FENCES = "SELECT id, state, fence FROM headgate_job WHERE id IN ({ids})"
+# Give a lease back unspent: available again, the attempt not counted, run_at kept (fenced).
+SQL_RELEASE = f"""
+UPDATE headgate_job
+SET state = 'available', attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
+    started_at = NULL
+WHERE {FENCED_LEASE}
+"""
 # Rescue step 1: running jobs whose lease has lapsed, oldest lapse first, locked ({lock}: the
 # vendor's FOR UPDATE SKIP LOCKED, or empty under a single writer).
 RESCUE_SELECT = (

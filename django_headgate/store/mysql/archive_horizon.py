@@ -58,15 +58,6 @@ class MySQLArchiveHorizon(ArchiveHorizonOps):
     supports_layout_changes = True
     name_attribute = "partition_name"
 
-    @property
-    def table(self):
-        return self.store.connection.ops.quote_name(ARCHIVE_TABLE)
-
-    def _fetch(self, sql, params=()):
-        with self.store.cursor() as cursor:
-            cursor.execute(sql, list(params))
-            return cursor.fetchall()
-
     def catalog(self):
         rows = self._fetch(SQL_CATALOG, [ARCHIVE_TABLE])
         if not rows or rows[0][0] is None:

@@ -2,7 +2,7 @@
 acknowledgements and renewals (one lock order, SKIP LOCKED), fence reads, release without
 spending the attempt, and the worker's session time budget."""
 
-from ..fragments import FENCED_LEASE, placeholders
+from ..fragments import SQL_READ_FENCES, SQL_RELEASE, placeholders  # noqa: F401  (statements of this vendor)
 from ..records import ClaimedJob
 from . import jobs as job_statements
 from .jobs import EXPIRES_NOW, NOW, NOW_PLUS
@@ -29,15 +29,6 @@ WHERE id IN ({{ids}})
 SQL_RENEW_LOCKED = (
     f"UPDATE headgate_job SET lease_expires_at = {NOW_PLUS} WHERE id IN ({{ids}})"
 )
-# State and fence of some jobs, consistent read without locks (primary key).
-SQL_READ_FENCES = "SELECT id, state, fence FROM headgate_job WHERE id IN ({ids})"
-# Give a lease back unspent: available again, the attempt not counted, run_at kept (fenced).
-SQL_RELEASE = f"""
-UPDATE headgate_job
-SET state = 'available', attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
-    started_at = NULL
-WHERE {FENCED_LEASE}
-"""
 # The worker's session time budget: MariaDB max_statement_time (seconds, fractions allowed),
 # MySQL 8 max_execution_time (milliseconds, SELECT only); InnoDB row-lock waits in whole seconds.
 SQL_SET_MARIADB_BUDGET = "SET SESSION max_statement_time = %s, innodb_lock_wait_timeout = %s"

@@ -22,6 +22,7 @@ import re
 from ...archive_months import AFTER_TABLE_PATTERN, ARCHIVE_TABLE, after_edge
 from ..archive_horizon import EXACT_COUNT_LIMIT, ArchiveHorizonOps, RowCount
 from ..fragments import ARCHIVE_COLUMNS
+from .sweep import SQL_ARCHIVE_ESTIMATES
 
 GRANTABLE = frozenset({"SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER", "MAINTAIN"})
 
@@ -38,13 +39,6 @@ WHERE c.relnamespace = (SELECT relnamespace FROM pg_class WHERE oid = to_regclas
   AND c.relkind = 'r' AND NOT c.relispartition AND c.relname LIKE %s
 """
 SQL_HAS_ROWS = "SELECT EXISTS (SELECT 1 FROM {table})"
-SQL_ESTIMATES = """
-SELECT c.relname,
-       CASE WHEN c.reltuples >= 0 THEN c.reltuples::bigint
-            WHEN pg_relation_size(c.oid) = 0 THEN 0 END
-FROM pg_inherits AS i JOIN pg_class AS c ON c.oid = i.inhrelid
-WHERE i.inhparent = to_regclass(%s)
-"""
 SQL_BOUNDED_COUNT = "SELECT %s, (SELECT count(*) FROM (SELECT 1 FROM {table} LIMIT %s) AS bounded)"
 SQL_LOCAL_LOCK_TIMEOUT = "SELECT set_config('lock_timeout', %s, true)"
 SQL_SESSION_LOCK_TIMEOUT = "SELECT set_config('lock_timeout', %s, false)"
@@ -92,15 +86,6 @@ class PostgreSQLArchiveHorizon(ArchiveHorizonOps):
     leaves_detached_edges = True
     name_attribute = "table_name"
 
-    @property
-    def parent(self):
-        return self.store.connection.ops.quote_name(ARCHIVE_TABLE)
-
-    def _fetch(self, sql, params=()):
-        with self.store.cursor() as cursor:
-            cursor.execute(sql, list(params))
-            return cursor.fetchall()
-
     def catalog(self):
         kind = self._fetch(SQL_ARCHIVE_KIND, [ARCHIVE_TABLE])
         if not kind or kind[0][0] != "p":
@@ -123,7 +108,7 @@ class PostgreSQLArchiveHorizon(ArchiveHorizonOps):
         return self._fetch(SQL_HAS_ROWS.format(table=self.quote(partition)))[0][0]
 
     def row_counts(self, layout):
-        estimates = dict(self._fetch(SQL_ESTIMATES, [ARCHIVE_TABLE]))
+        estimates = dict(self._fetch(SQL_ARCHIVE_ESTIMATES))  # the sweep section's
         counts = {p.key: RowCount(estimates.get(p.table_name), False) for p in layout.partitions}
         small = [p for p in layout.partitions if (counts[p.key].rows or 0) <= EXACT_COUNT_LIMIT]
         if small:
@@ -154,13 +139,13 @@ class PostgreSQLArchiveHorizon(ArchiveHorizonOps):
         with self.store.atomic(), self.store.cursor() as cursor:
             self._lock_timeout(cursor, lock_timeout_seconds)
             grants = self._grants_of(cursor, old_edge)
-            cursor.execute(SQL_DETACH.format(parent=self.parent, table=self.quote(old_edge)), [])
+            cursor.execute(SQL_DETACH.format(parent=self.table, table=self.quote(old_edge)), [])
             for month in months:
-                cursor.execute(SQL_CREATE_MONTH.format(table=self.quote(month), parent=self.parent,
+                cursor.execute(SQL_CREATE_MONTH.format(table=self.quote(month), parent=self.table,
                                                        start=self.bound(month.start_ms),
                                                        end=self.bound(month.end_ms)), [])
                 self._grant(cursor, grants, month)
-            cursor.execute(SQL_CREATE_EDGE.format(table=self.quote(new_edge), parent=self.parent,
+            cursor.execute(SQL_CREATE_EDGE.format(table=self.quote(new_edge), parent=self.table,
                                                   start=self.bound(new_edge.start_ms)), [])
             self._grant(cursor, grants, new_edge)
             if self.partition_has_rows(old_edge):
@@ -170,7 +155,7 @@ class PostgreSQLArchiveHorizon(ArchiveHorizonOps):
 
     def move_batch(self, detached_edge, limit):
         with self.store.atomic(), self.store.cursor() as cursor:
-            cursor.execute(SQL_MOVE_BATCH.format(table=self.quote(detached_edge), parent=self.parent), [int(limit)])
+            cursor.execute(SQL_MOVE_BATCH.format(table=self.quote(detached_edge), parent=self.table), [int(limit)])
             return cursor.rowcount
 
     def drop_detached_edge(self, detached_edge):
@@ -190,7 +175,7 @@ class PostgreSQLArchiveHorizon(ArchiveHorizonOps):
                 cursor.execute(SQL_LOCK.format(table=table), [])
                 if self.partition_has_rows(partition):
                     return False
-                cursor.execute(SQL_DETACH.format(parent=self.parent, table=table), [])
+                cursor.execute(SQL_DETACH.format(parent=self.table, table=table), [])
                 cursor.execute(SQL_DROP.format(table=table), [])
                 return True
         if self.partition_has_rows(partition):
@@ -201,15 +186,15 @@ class PostgreSQLArchiveHorizon(ArchiveHorizonOps):
             self._lock_timeout(cursor, lock_timeout_seconds, local=False)
             try:
                 if pending and pending[0][0]:
-                    cursor.execute(SQL_DETACH_FINALIZE.format(parent=self.parent, table=table), [])
+                    cursor.execute(SQL_DETACH_FINALIZE.format(parent=self.table, table=table), [])
                 elif pending:
-                    cursor.execute(SQL_DETACH_CONCURRENTLY.format(parent=self.parent, table=table), [])
+                    cursor.execute(SQL_DETACH_CONCURRENTLY.format(parent=self.table, table=table), [])
             finally:
                 cursor.execute(SQL_SESSION_LOCK_TIMEOUT, [previous])
         with self.store.atomic(), self.store.cursor() as cursor:
             cursor.execute(SQL_LOCK.format(table=table), [])
             if self.partition_has_rows(partition):  # a row came in before the detach: keep the month
-                cursor.execute(SQL_ATTACH_MONTH.format(parent=self.parent, table=table,
+                cursor.execute(SQL_ATTACH_MONTH.format(parent=self.table, table=table,
                                                        start=self.bound(partition.start_ms),
                                                        end=self.bound(partition.end_ms)), [])
                 return False

@@ -47,8 +47,8 @@ SQL_RETRY = RETRY.format(now=NOW, greatest="GREATEST", returning="RETURNING stat
 
 # Claim: lock ready rows without waiting on other workers' locks (claim index), lease them,
 # and return them in claim order (UPDATE ... RETURNING alone has no order).
-SQL_CLAIM = f"""
-WITH picked AS (
+# The two CTEs of a claim (`picked` then `claimed`), shared with the worker's ack-and-claim.
+CLAIM_CTES = f"""picked AS (
     SELECT id, priority, run_at FROM headgate_job
     WHERE {READY.format(now=NOW)} {{queue_filter}}
     {CLAIM_ORDER}
@@ -61,7 +61,9 @@ WITH picked AS (
     FROM picked
     WHERE j.id = picked.id
     RETURNING {", ".join(f"j.{column}" for column in CLAIMED_COLUMNS.split(", "))}
-)
+)"""
+SQL_CLAIM = f"""
+WITH {CLAIM_CTES}
 SELECT claimed.* FROM claimed JOIN picked USING (id) {CLAIM_ORDER}
 """
 SQL_CLAIM_ANY_QUEUE = SQL_CLAIM.format(queue_filter="")

@@ -1,9 +1,8 @@
 """PostgreSQL store, worker section: acknowledge and claim in one statement, lock-free renewal,
 fence reads, release without spending the attempt, and the worker's session settings."""
 
-from ..fragments import CLAIM_ORDER, CLAIMED_COLUMNS, READY
 from ..records import ClaimedJob
-from .jobs import EXPIRES_NOW, NOW, NOW_PLUS_SECONDS
+from .jobs import CLAIM_CTES, EXPIRES_NOW, NOW, NOW_PLUS_SECONDS
 
 # Acknowledge and claim in ONE statement (one round trip, one commit). `ours`: the rows to
 # acknowledge still running at the claimed fence, locked in id order, skipping rows someone else
@@ -27,20 +26,7 @@ WITH done AS (
     FROM ours JOIN done ON done.id = ours.id
     WHERE j.id = ours.id
     RETURNING j.id
-), picked AS (
-    SELECT id, priority, run_at FROM headgate_job
-    WHERE {READY.format(now=NOW)} {{queue_filter}}
-    {CLAIM_ORDER}
-    LIMIT %s
-    FOR UPDATE SKIP LOCKED
-), claimed AS (
-    UPDATE headgate_job AS j
-    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s,
-        lease_expires_at = {NOW_PLUS_SECONDS.format(seconds="%s")}, started_at = now()
-    FROM picked
-    WHERE j.id = picked.id
-    RETURNING {", ".join(f"j.{column}" for column in CLAIMED_COLUMNS.split(", "))}
-)
+), {CLAIM_CTES}
 SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
        NULL::bigint, NULL::integer AS priority, NULL::timestamptz AS run_at
 FROM acked

@@ -1,7 +1,7 @@
 """SQLite store, worker section: acknowledge a batch in one fenced statement and claim in the
 same transaction, fence reads, release without spending the attempt, the busy timeout."""
 
-from ..fragments import FENCED_LEASE
+from ..fragments import SQL_READ_FENCES, SQL_RELEASE  # noqa: F401  (statements of this vendor)
 from .jobs import EXPIRES_NOW, NOW
 
 # Acknowledge many jobs in one fenced statement (row values; primary key). {result} is NULL or
@@ -12,15 +12,6 @@ SET state = 'succeeded', result = {{result}}, finished_at = {NOW}, expires_at = 
     lease_owner = NULL, lease_expires_at = NULL
 WHERE state = 'running' AND (id, fence) IN (VALUES {{pairs}})
 RETURNING id
-"""
-# State and fence of some jobs (primary key).
-SQL_READ_FENCES = "SELECT id, state, fence FROM headgate_job WHERE id IN ({ids})"
-# Give a lease back unspent: available again, the attempt not counted, run_at kept (fenced).
-SQL_RELEASE = f"""
-UPDATE headgate_job
-SET state = 'available', attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
-    started_at = NULL
-WHERE {FENCED_LEASE}
 """
 # The connection's wait for the database lock, in milliseconds (SQLite has no statement
 # timeout; {ms} is an integer computed here, never caller text: PRAGMA takes no parameters).
