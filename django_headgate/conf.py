@@ -5,6 +5,9 @@ are the lower-cased field path: ``HEADGATE["HEARTBEAT"]["STALE_AFTER"]`` is
 ``heartbeat_stale_after``). Durations are given as ``timedelta`` or a number of seconds and read
 back as float seconds. ``validate_settings()`` reports *every* invalid field at once; the system
 checks (``checks.py``) show that list, and ``get_settings()`` refuses to run on a bad one.
+
+Longer than the house's ~300 lines on purpose: the table is one list, so that every field, its
+default and its range are read in one place (docs/settings.md mirrors it row for row).
 """
 
 import re
