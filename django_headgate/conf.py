@@ -120,6 +120,8 @@ FIELDS = (
                   full_batch_backoff=HEARTBEAT_PRUNE_FULL_BATCH_BACKOFF_DEFAULT,
                   failure_backoff=HEARTBEAT_PRUNE_FAILURE_BACKOFF_DEFAULT),
     Field(("HEARTBEAT", "ENABLED"), True, "bool", doc="False pauses heartbeat pruning."),
+    Field(("STATUS", "OLDEST_READY_WARNING"), 5 * MINUTE, "duration", 1, 30 * DAY,
+          "headgate_status warns when a ready job has waited longer."),
 )
 FIELDS_BY_PATH = {field.path: field for field in FIELDS}
 SECTIONS = {field.path[0] for field in FIELDS if len(field.path) == 2}
