@@ -139,6 +139,8 @@ FIELDS = (
           "A claim loop stuck this long stops renewing leases; the worker exits (capped at half the lease)."),
     Field(("WORKER", "STARTUP_TIMEOUT"), 30, "duration", 0, HOUR,
           "How long a starting worker retries an unreachable database before it exits."),
+    Field(("STATUS", "OLDEST_READY_WARNING"), 5 * MINUTE, "duration", 1, 30 * DAY,
+          "headgate_status warns when a ready job has waited longer."),
 )
 FIELDS_BY_PATH = {field.path: field for field in FIELDS}
 SECTIONS = {field.path[0] for field in FIELDS if len(field.path) == 2}

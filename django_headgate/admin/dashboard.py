@@ -14,7 +14,7 @@ from django.template.response import TemplateResponse
 
 from ..conf import get_settings
 from ..models import JobState
-from ..status import archive_section, collect_status, horizon_section, workers_section
+from ..status import archive_section, collect_status, health_section, horizon_section, workers_section
 from . import summaries
 
 CHART_WIDTH = 600
@@ -22,7 +22,7 @@ CHART_HEIGHT = 120
 CHART_LABEL_HEIGHT = 16
 #: What the dashboard shares with ``headgate_status``. Its job counts are its own (capped index
 #: reads, like the job list's) rather than the status command's GROUP BY over the hot table.
-STATUS_SECTIONS = [workers_section, archive_section, horizon_section]
+STATUS_SECTIONS = [workers_section, archive_section, horizon_section, health_section]
 
 
 def finished_chart(per_minute):

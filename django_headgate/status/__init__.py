@@ -7,13 +7,13 @@ validated settings (commands and the admin read them with ``conf.get_settings()`
 
 from ..store import get_store
 from .sections import (
-    SECTIONS, Section, StatusContext, archive_section, horizon_section, jobs_section, maintenance_section,
-    workers_section,
+    SECTIONS, Section, StatusContext, archive_section, health_section, horizon_section, jobs_section,
+    maintenance_section, workers_section,
 )
 
 __all__ = [
-    "SECTIONS", "Section", "StatusContext", "archive_section", "collect_status", "horizon_section",
-    "jobs_section", "maintenance_section", "workers_section",
+    "SECTIONS", "Section", "StatusContext", "archive_section", "collect_status", "health_section",
+    "horizon_section", "jobs_section", "maintenance_section", "workers_section",
 ]
 
 

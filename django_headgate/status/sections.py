@@ -14,7 +14,7 @@ from datetime import datetime
 from ..archive_horizon import horizon_report
 from ..archive_months import prepared_layout
 from ..durations import describe_duration
-from . import reader
+from . import health, reader
 
 
 @dataclass(frozen=True)
@@ -106,11 +106,20 @@ def maintenance_section(ctx):
         due = (duty.next_run_at - ctx.now).total_seconds() if duty.next_run_at else 0.0
         lines.append(f"{duty.duty}: {duty.status}, {duty.rows} rows in {duty.batches} batch(es), "
                      f"{duty.seconds:.3f} s, {reader.age_seconds(ctx.now, duty.started_at):.0f} s ago; "
-                     + (f"next in {due:.0f} s" if due > 0 else "due now"))
+                     + (f"next in {due:.0f} s" if due > 0 else "due now" if due > -1 else f"overdue by {-due:.0f} s"))
         if duty.status == "failed":
             warnings.append(f"Maintenance duty {duty.duty} failed on its last pass; see the maintainer's log.")
     return Section("maintenance", "Maintenance", [asdict(duty) for duty in duties], lines, warnings)
 
 
+def health_section(ctx):
+    """The health checks (:mod:`.health`): overdue duties, ready jobs no live worker serves, a
+    ready job waiting too long, a sweep that cannot keep up. ``data`` lists them by check."""
+    found = health.health_warnings(ctx)
+    data = [{"check": check, "message": message} for check, message in found]
+    lines = [f"{len(found)} warning(s)" if found else "no warnings"]
+    return Section("health", "Health", data, lines, [message for _, message in found])
+
+
 #: The report, in order. Append a builder to add a section.
-SECTIONS = [jobs_section, workers_section, archive_section, horizon_section, maintenance_section]
+SECTIONS = [jobs_section, workers_section, archive_section, horizon_section, maintenance_section, health_section]

@@ -26,7 +26,7 @@ def status(*args):
 def test_jobs_and_workers(store):
     enqueue("emails"), enqueue("emails"), enqueue("billing")
     expired_jobs(store, 1, queue="billing", state="dead")
-    store.register_heartbeat("w-1", uuid.uuid4(), "host-a", 123, json.dumps(["emails"]))
+    store.register_heartbeat("w-1", uuid.uuid4(), "host-a", 123, json.dumps(["emails", "billing"]))
     report = json.loads(status("--json"))
     assert report["jobs"]["by_queue"]["emails"]["states"] == {"available": 2}
     assert report["jobs"]["by_queue"]["billing"]["states"] == {"available": 1, "dead": 1}
@@ -41,7 +41,7 @@ def test_jobs_and_workers(store):
     assert horizon["months_left"] > 6
     text = status()
     assert "emails: available 2; oldest ready" in text
-    assert "w-1 on host-a (pid 123), queues emails" in text
+    assert "w-1 on host-a (pid 123), queues emails,billing" in text
     assert "after_2031 edge empty" in text and "WARNING" not in text
 
 
