@@ -154,3 +154,22 @@ def test_preflight_names_truncate_or_ddl_held_by_the_runtime(applied, extra):
     assert preflight.returncode == 1
     lines = [line for line in preflight.stdout.splitlines() if "must not have" in line]
     assert len(lines) == 1 and named in lines[0] and "REVOKE" in lines[0], preflight.stdout
+
+
+def test_runtime_role_cannot_extend_the_archive_horizon_and_preflight_says_why(applied):
+    """The horizon command is the owner's (DDL): the runtime role is refused with a reason and
+    changes nothing, and its preflight as owner fails naming what it lacks."""
+    runtime = applied["runtime"]
+    preflight = run_as(runtime, "headgate_preflight", "--as", "owner")
+    assert preflight.returncode == 1, preflight.stdout + preflight.stderr
+    assert "missing" in preflight.stdout and "Traceback" not in preflight.stderr
+    if not PRUNE_TESTS:
+        pytest.skip("the refused extension runs only with HG_TEST_ARCHIVE_PRUNE=1 (it would change "
+                    "the archive layout if the refusal broke)")
+    extend = run_as(runtime, "headgate_archive_horizon", "--through", "203312")
+    assert extend.returncode == 1, extend.stdout + extend.stderr
+    assert "refused (insufficient_privilege)" in extend.stderr and "Traceback" not in extend.stderr
+    from django_headgate.archive_months import forget_prepared_layout, prepared_layout
+
+    forget_prepared_layout()
+    assert prepared_layout().months[-1].key == "203112"  # the refused run changed nothing
