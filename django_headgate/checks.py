@@ -30,3 +30,28 @@ def check_settings(app_configs=None, **kwargs):
             obj="HEADGATE['DATABASE']", id=W_ROUTER_MISSING,
         ))
     return messages
+
+
+E_PERIODIC_TASK = "headgate.E030"
+
+
+@checks.register("headgate")
+def check_periodic_tasks(app_configs=None, **kwargs):
+    """Every HEADGATE["PERIODIC"] schedule names a task that can be imported (headgate.E030).
+    The schedule grammar itself (cron, timezone, keys) is part of headgate.E001."""
+    from .exceptions import UnknownTask
+    from .periodic import build_schedules, periodic_setting_errors
+    from .validation import resolve_task
+
+    values, _ = validate_settings()
+    raw = values.get("periodic")
+    if not isinstance(raw, dict) or periodic_setting_errors(raw):
+        return []
+    messages = []
+    for schedule in build_schedules(raw):
+        try:
+            resolve_task(schedule.task)
+        except UnknownTask as exc:
+            messages.append(checks.Error(f"HEADGATE['PERIODIC'][{schedule.name!r}]['task']: {exc}",
+                                         obj=f"HEADGATE['PERIODIC'][{schedule.name!r}]", id=E_PERIODIC_TASK))
+    return messages

@@ -20,6 +20,7 @@ from django.core.signals import setting_changed
 from django.dispatch import receiver
 
 from .durations import DAY, HOUR, MINUTE, describe_duration, plain_number
+from .periodic import periodic_setting_errors
 from .validation import QUEUE_NAME_RE, retention_class_setting_errors
 
 
@@ -141,6 +142,8 @@ FIELDS = (
           "How long a starting worker retries an unreachable database before it exits."),
     Field(("STATUS", "OLDEST_READY_WARNING"), 5 * MINUTE, "duration", 1, 30 * DAY,
           "headgate_status warns when a ready job has waited longer."),
+    Field(("PERIODIC",), {}, "mapping", doc="Periodic schedules: name -> task, cron, args, ..."),
+    Field(("PERIODIC_MISSED_TICKS",), 1, "int", 1, 1000, "Latest missed ticks enqueued after downtime."),
 )
 FIELDS_BY_PATH = {field.path: field for field in FIELDS}
 SECTIONS = {field.path[0] for field in FIELDS if len(field.path) == 2}
@@ -298,6 +301,9 @@ def _cross_field_errors(values):
     classes = values.get("retention_classes")
     if isinstance(classes, dict):
         errors.extend(retention_class_setting_errors(classes))
+    schedules = values.get("periodic")
+    if isinstance(schedules, dict):
+        errors.extend(periodic_setting_errors(schedules))
     return errors
 
 

@@ -254,3 +254,38 @@ class DutyRun(models.Model):
 
     def __str__(self):
         return f"{self.duty}: {self.status}"
+
+
+class PeriodicTickQuerySet(models.QuerySet):
+    def ensure(self, name, seen_at):
+        """Create the row of schedule ``name`` (first seen at ``seen_at``) unless it exists."""
+        self.bulk_create([PeriodicTick(name=name, first_seen_at=seen_at)], ignore_conflicts=True)
+
+    def advance(self, name, last_tick_at, tick_at, job_id):
+        """Move ``name`` from ``last_tick_at`` (None: never ticked) to ``tick_at``; True when this
+        call won (compare-and-set: a concurrent maintainer that read the same state gets False)."""
+        rows = self.filter(name=name)
+        rows = rows.filter(last_tick_at__isnull=True) if last_tick_at is None else rows.filter(last_tick_at=last_tick_at)
+        return rows.update(last_tick_at=tick_at, last_job_id=job_id) == 1
+
+
+class PeriodicTick(models.Model):
+    """How far one periodic schedule has been enqueued (the ``periodic`` duty's cursor).
+
+    Ticks after ``max(first_seen_at, last_tick_at)`` and up to the store clock are due; the duty
+    moves ``last_tick_at`` and inserts the ticks' jobs in one transaction.
+    """
+
+    name = models.CharField(max_length=100, primary_key=True)
+    first_seen_at = models.DateTimeField()
+    last_tick_at = models.DateTimeField(null=True, blank=True)
+    last_job_id = models.UUIDField(null=True, blank=True)
+
+    objects = PeriodicTickQuerySet.as_manager()
+
+    class Meta:
+        db_table = "headgate_periodic_tick"
+        ordering = ["name"]
+
+    def __str__(self):
+        return f"{self.name}: {self.last_tick_at}"

@@ -8,10 +8,12 @@ the ``headgate_maintain`` command and the status reader all read one list withou
 from .archive_horizon import ArchiveHorizonDuty
 from .archive_prune import ArchivePruneDuty
 from .heartbeat_prune import HeartbeatPruneDuty
+from .periodic import PeriodicDuty
 from .rescue import RescueDuty
 from .retention_sweep import RetentionSweepDuty
 
-DUTIES = (RescueDuty, RetentionSweepDuty, HeartbeatPruneDuty, ArchivePruneDuty, ArchiveHorizonDuty)
+DUTIES = (RescueDuty, RetentionSweepDuty, HeartbeatPruneDuty, ArchivePruneDuty, ArchiveHorizonDuty,
+          PeriodicDuty)
 DUTIES_BY_NAME = {duty.name: duty for duty in DUTIES}
 
 

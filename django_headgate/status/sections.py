@@ -14,6 +14,7 @@ from datetime import datetime
 from ..archive_horizon import horizon_report
 from ..archive_months import prepared_layout
 from ..durations import describe_duration
+from ..periodic_status import periodic_section
 from . import health, reader
 
 
@@ -122,4 +123,5 @@ def health_section(ctx):
 
 
 #: The report, in order. Append a builder to add a section.
-SECTIONS = [jobs_section, workers_section, archive_section, horizon_section, maintenance_section, health_section]
+SECTIONS = [jobs_section, workers_section, archive_section, horizon_section, maintenance_section, health_section,
+            periodic_section]

@@ -1,0 +1,99 @@
+"""The periodic duty on a real database: each due tick enqueued once, by the store clock."""
+
+import logging
+
+import pytest
+
+from django_headgate.models import Job, PeriodicTick
+
+from .conftest import make_duty, minutes, periodic_settings, tick_of
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def periodic_jobs():
+    return list(Job.objects.filter(unique_key__startswith="periodic:").order_by("run_at"))
+
+
+def test_ticks_before_a_schedule_was_first_seen_are_not_enqueued(every_minute, clock):
+    outcome = make_duty(clock).run_once()
+    assert (outcome.status, outcome.rows) == ("zero_or_contended", 0)
+    cursor = PeriodicTick.objects.get(name="every_minute")
+    assert (cursor.first_seen_at, cursor.last_tick_at) == (clock.now, None)
+    assert periodic_jobs() == []
+
+
+def test_a_due_tick_is_enqueued_once_with_its_key_and_run_at(every_minute, clock):
+    duty = make_duty(clock)
+    duty.run_once()
+    clock.advance(60)
+    outcome = duty.run_once()
+    assert (outcome.status, outcome.rows) == ("enqueued", 1)
+    (job,) = periodic_jobs()
+    tick = tick_of(clock.now)
+    assert job.unique_key == f"periodic:every_minute:{tick.isoformat()}"
+    assert (job.task, job.args, job.queue, job.run_at) == ("tests.testapp.tasks.add", [1, 2], "cron", tick)
+    cursor = PeriodicTick.objects.get(name="every_minute")
+    assert (cursor.last_tick_at, cursor.last_job_id) == (tick, job.id)
+    # Same store time again, and a fresh maintainer: nothing more.
+    assert duty.run_once().rows == 0
+    assert make_duty(clock).run_once().rows == 0
+    assert len(periodic_jobs()) == 1
+
+
+def test_after_downtime_only_the_latest_missed_tick_runs(every_minute, clock):
+    duty = make_duty(clock)
+    duty.run_once()
+    clock.advance(10 * 60)
+    assert duty.run_once().rows == 1
+    assert [job.run_at for job in periodic_jobs()] == [tick_of(clock.now)]
+
+
+def test_a_setting_replays_up_to_n_missed_ticks(clock):
+    from .conftest import EVERY_MINUTE
+
+    with periodic_settings({"every_minute": EVERY_MINUTE}, PERIODIC_MISSED_TICKS=3):
+        duty = make_duty(clock)
+        duty.run_once()
+        clock.advance(10 * 60)
+        assert duty.run_once().rows == 3
+    now = tick_of(clock.now)
+    assert [job.run_at for job in periodic_jobs()] == [now - minutes(2), now - minutes(1), now]
+
+
+def test_a_tick_whose_job_was_evicted_is_not_enqueued_again(every_minute, clock):
+    duty = make_duty(clock)
+    duty.run_once()
+    clock.advance(60)
+    duty.run_once()
+    Job.objects.all().delete()  # as the retention sweep would, once the job finished
+    assert duty.run_once().rows == 0
+    assert periodic_jobs() == []
+
+
+def test_next_pass_is_due_at_the_next_tick(every_minute, clock):
+    outcome = make_duty(clock).run_once()
+    assert outcome.next_run_at == tick_of(clock.now) + minutes(1)
+
+
+def test_a_broken_schedule_is_logged_and_the_others_go_on(clock, caplog):
+    from .conftest import EVERY_MINUTE
+
+    schedules = {"broken": {**EVERY_MINUTE, "task": "tests.testapp.tasks.does_not_exist"},
+                 "working": EVERY_MINUTE}
+    with periodic_settings(schedules):
+        duty = make_duty(clock)
+        duty.run_once()
+        clock.advance(60)
+        with caplog.at_level(logging.ERROR, logger="django_headgate"):
+            outcome = duty.run_once()
+    assert (outcome.status, outcome.rows) == ("enqueued", 1)
+    assert [job.unique_key.split(":")[1] for job in periodic_jobs()] == ["working"]
+    assert PeriodicTick.objects.get(name="broken").last_tick_at is None  # retried next pass
+    (record,) = [r for r in caplog.records if getattr(r, "action", None) == "periodic_enqueue_error"]
+    assert record.schedule == "broken"
+
+
+def test_the_duty_is_disabled_without_schedules(clock):
+    with periodic_settings({}):
+        assert not make_duty(clock).enabled
