@@ -20,6 +20,7 @@ from .registry import get_task
 from .retention import resolve_retention_class
 from .store import get_store
 from .store.base import NewJob
+from .unique_modes import FINISHED, check_unique_until, enqueue_until_finished
 from .validation import (
     check_delay,
     check_max_attempts,
@@ -133,22 +134,27 @@ def _job_instance(new_job, created_at, run_at, using):
 
 def enqueue(task, args=(), kwargs=None, *, queue=None, priority=None, run_at=None, delay=None,
             unique_key=None, job_id=None, max_attempts=None, retention_class=None,
-            retain_forever=False, tags=(), using=None):
+            retain_forever=False, tags=(), using=None, unique_until="evicted"):
     """Enqueue one job in the caller's transaction and return its ``Job``.
 
     ``task`` must be registered (``@headgate.task``, ``HEADGATE["TASK_MODULES"]``), else
     ``UnregisteredTask``. ``queue``, ``priority``, ``max_attempts`` and ``retention_class`` left
     None take the task's registered defaults, then the settings' (priority 0). With
     ``unique_key``: when a hot job already holds the key, that job is returned if its
-    fingerprint (task + arguments) matches, else ``IdempotencyConflict`` is raised. Raises a
-    ``HeadgateError`` subclass for bad input, before any row is written.
+    fingerprint (task + arguments) matches, else ``IdempotencyConflict`` is raised. The key is
+    held until the row is evicted (``unique_until="evicted"``) or only while the job is not
+    terminal (``"finished"``, see ``unique_modes.py``). Raises a ``HeadgateError`` subclass for
+    bad input, before any row is written.
     """
     conf = get_settings()
     using = using or conf.database
+    mode = check_unique_until(unique_until, unique_key)
     spec = JobSpec(task, args, kwargs or {}, queue, priority, run_at, delay, max_attempts,
                    retention_class, retain_forever, tags, job_id)
     new_job = build_new_job(spec, conf, using, unique_key=unique_key)
     store = get_store(using)
+    if mode == FINISHED:
+        return enqueue_until_finished(store, new_job, _job_instance)
     # The existing holder of a unique key can be evicted between our insert and our read:
     # then the key is free again and the insert is retried.
     for _ in range(3):

@@ -51,6 +51,9 @@ class Job(models.Model):
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     fence = models.BigIntegerField(default=0)
     unique_key = models.CharField(max_length=255, null=True, blank=True, unique=True)
+    #: How long ``unique_key`` is held: NULL = until the row is evicted (the default, "evicted"),
+    #: "finished" = while the job is not terminal (``unique_modes.py`` releases it lazily).
+    unique_until = models.CharField(max_length=16, null=True, blank=True)
     fingerprint = models.CharField(max_length=64)
     progress = models.JSONField(null=True, blank=True)
     result = models.JSONField(null=True, blank=True)

@@ -1,0 +1,84 @@
+"""How long a job's ``unique_key`` is held (DESIGN §12): ``unique_until="evicted"`` or ``"finished"``.
+
+``"evicted"`` (the default) is the archive design's logical-eviction contract: the key is held
+until the retention sweep removes the row, so a replay after the job finished still returns it.
+
+``"finished"`` holds the key only while the job is not terminal. The store's terminal transitions
+(complete, fail, cancel, rescue) are not changed: the key is released *lazily*, by the next
+enqueue that meets it. That enqueue, in one transaction,
+
+1. inserts (``ON CONFLICT DO NOTHING`` / duplicate key: nothing written when the key is held);
+2. reads the holder with a locking read (``SELECT ... FOR UPDATE``: a current read even under
+   MariaDB's REPEATABLE READ, so it sees a concurrent enqueue's committed row);
+3. when the holder is terminal and was enqueued with ``"finished"``, clears its key with a
+   conditional ``UPDATE`` (still that key, still terminal) and inserts again; otherwise the
+   fingerprint rule of ``enqueue`` applies (same task and arguments: the holder is returned, else
+   ``IdempotencyConflict``).
+
+A new row records its mode in ``headgate_job.unique_until`` (migration 0006) by an ``UPDATE`` of
+its own primary key in the same transaction, so the insert statements are unchanged. Two
+concurrent enqueues of one key: the second waits on the first's row lock, then sees its new row
+and returns it (same arguments). The released holder keeps its row, with ``unique_key`` NULL.
+"""
+
+from django.db import transaction
+
+from .exceptions import IdempotencyConflict, InvalidJob
+from .models import TERMINAL_STATES, Job
+
+EVICTED = "evicted"
+FINISHED = "finished"
+MODES = (EVICTED, FINISHED)
+#: Insert attempts before a key that keeps changing hands is reported as contended.
+ATTEMPTS = 3
+
+
+def check_unique_until(unique_until, unique_key):
+    """The mode to store (None for "evicted"); raises InvalidJob for a bad value."""
+    if unique_until not in MODES:
+        raise InvalidJob(f"unique_until must be one of {', '.join(map(repr, MODES))} (got {unique_until!r}).")
+    if unique_until == FINISHED and unique_key is None:
+        raise InvalidJob('unique_until="finished" needs a unique_key.')
+    return FINISHED if unique_until == FINISHED else None
+
+
+def holder_or_conflict(holder, new_job):
+    """The enqueue rule for a key held by ``holder``: return it when the fingerprints match."""
+    if holder.fingerprint != new_job.fingerprint:
+        raise IdempotencyConflict(
+            f"unique_key {new_job.unique_key!r} is held by job {holder.id} with other task arguments.",
+            unique_key=new_job.unique_key, job_id=holder.id,
+        )
+    return holder
+
+
+def is_released(holder):
+    """True when ``holder`` no longer holds its key: terminal and enqueued until "finished"."""
+    return holder.state in TERMINAL_STATES and holder.unique_until == FINISHED
+
+
+def enqueue_until_finished(store, new_job, job_instance):
+    """Insert ``new_job`` holding its key until it is terminal; returns the Job (new or holder).
+
+    ``job_instance(new_job, created_at, run_at, using)`` builds the Job of a row just inserted.
+    Raises IdempotencyConflict for a holder with other arguments, or a key that changed hands
+    ``ATTEMPTS`` times."""
+    using = store.alias
+    jobs = Job.objects.using(using)
+    with transaction.atomic(using=using):
+        for _ in range(ATTEMPTS):
+            inserted = store.insert_job(new_job)
+            if inserted is not None:
+                jobs.filter(pk=new_job.id).update(unique_until=FINISHED)
+                job = job_instance(new_job, *inserted, using)
+                job.unique_until = FINISHED
+                return job
+            holder = jobs.select_for_update().filter(unique_key=new_job.unique_key).first()
+            if holder is None:
+                continue  # released or evicted since our insert: try again
+            if not is_released(holder):
+                return holder_or_conflict(holder, new_job)
+            jobs.filter(pk=holder.pk, unique_key=new_job.unique_key, state__in=TERMINAL_STATES,
+                        unique_until=FINISHED).update(unique_key=None)
+    raise IdempotencyConflict(f"unique_key {new_job.unique_key!r} is contended; try again.",
+                              unique_key=new_job.unique_key)
