@@ -8,12 +8,15 @@ until the retention sweep removes the row, so a replay after the job finished st
 enqueue that meets it. That enqueue, in one transaction,
 
 1. inserts (``ON CONFLICT DO NOTHING`` / duplicate key: nothing written when the key is held);
-2. reads the holder with a locking read (``SELECT ... FOR UPDATE``: a current read even under
-   MariaDB's REPEATABLE READ, so it sees a concurrent enqueue's committed row);
+2. reads the holder;
 3. when the holder is terminal and was enqueued with ``"finished"``, clears its key with a
    conditional ``UPDATE`` (still that key, still terminal) and inserts again; otherwise the
    fingerprint rule of ``enqueue`` applies (same task and arguments: the holder is returned, else
-   ``IdempotencyConflict``).
+   ``IdempotencyConflict``). When the conditional ``UPDATE`` matched nothing, a concurrent
+   enqueue released the key first: the next read of the holder is a locking read
+   (``SELECT ... FOR UPDATE``), a current read even under MariaDB's REPEATABLE READ, so it sees
+   that enqueue's new row once it commits. (Locking only then, not on every conflict, narrows
+   InnoDB's deadlocks: see ``enqueue_until_finished``.)
 
 A new row records its mode in ``headgate_job.unique_until`` (migration 0006) by an ``UPDATE`` of
 its own primary key in the same transaction, so the insert statements are unchanged. Two
@@ -21,7 +24,7 @@ concurrent enqueues of one key: the second waits on the first's row lock, then s
 and returns it (same arguments). The released holder keeps its row, with ``unique_key`` NULL.
 """
 
-from django.db import transaction
+from django.db import OperationalError, transaction
 
 from .exceptions import IdempotencyConflict, InvalidJob
 from .models import TERMINAL_STATES, Job
@@ -31,6 +34,8 @@ FINISHED = "finished"
 MODES = (EVICTED, FINISHED)
 #: Insert attempts before a key that keeps changing hands is reported as contended.
 ATTEMPTS = 3
+#: Whole-transaction retries after a deadlock, when the enqueue owns its transaction.
+DEADLOCK_RETRIES = 3
 
 
 def check_unique_until(unique_until, unique_key):
@@ -63,8 +68,23 @@ def enqueue_until_finished(store, new_job, job_instance):
     ``job_instance(new_job, created_at, run_at, using)`` builds the Job of a row just inserted.
     Raises IdempotencyConflict for a holder with other arguments, or a key that changed hands
     ``ATTEMPTS`` times."""
+    # InnoDB can deadlock several enqueues of one released key (each holds the shared lock its
+    # duplicate-key error left on the old holder's index entry, and the release needs it
+    # exclusively). It rolls one transaction back: retried here when the enqueue is its own
+    # transaction (autocommit); inside the caller's transaction the error is the caller's.
+    retries = 0 if store.connection.in_atomic_block else DEADLOCK_RETRIES
+    for retry in range(retries + 1):
+        try:
+            return _enqueue_once(store, new_job, job_instance)
+        except OperationalError as exc:
+            if retry == retries or not store.is_deadlock(exc):
+                raise
+
+
+def _enqueue_once(store, new_job, job_instance):
     using = store.alias
     jobs = Job.objects.using(using)
+    lock_holder = False
     with transaction.atomic(using=using):
         for _ in range(ATTEMPTS):
             inserted = store.insert_job(new_job)
@@ -73,12 +93,16 @@ def enqueue_until_finished(store, new_job, job_instance):
                 job = job_instance(new_job, *inserted, using)
                 job.unique_until = FINISHED
                 return job
-            holder = jobs.select_for_update().filter(unique_key=new_job.unique_key).first()
+            holders = jobs.select_for_update() if lock_holder else jobs
+            holder = holders.filter(unique_key=new_job.unique_key).first()
             if holder is None:
                 continue  # released or evicted since our insert: try again
             if not is_released(holder):
                 return holder_or_conflict(holder, new_job)
-            jobs.filter(pk=holder.pk, unique_key=new_job.unique_key, state__in=TERMINAL_STATES,
-                        unique_until=FINISHED).update(unique_key=None)
+            released = jobs.filter(pk=holder.pk, unique_key=new_job.unique_key, state__in=TERMINAL_STATES,
+                                   unique_until=FINISHED).update(unique_key=None)
+            # 0: another enqueue released it first. Our snapshot may predate its new row
+            # (REPEATABLE READ): read the next holder with a locking (current) read.
+            lock_holder = not released
     raise IdempotencyConflict(f"unique_key {new_job.unique_key!r} is contended; try again.",
                               unique_key=new_job.unique_key)

@@ -119,6 +119,11 @@ class BaseStore(JobsContract, HeartbeatsContract, SweepContract, WorkerContract)
     def is_unique_violation(self, exc):
         """True when the IntegrityError ``exc`` is a duplicate key (by the driver's error code)."""
 
+    def is_deadlock(self, exc):
+        """True when the DatabaseError ``exc`` is a deadlock the database broke by rolling the
+        transaction back (by error code). Default: never (SQLite serialises writers)."""
+        return False
+
     # -- clock --------------------------------------------------------------------------------
 
     @runs("SQL_NOW")

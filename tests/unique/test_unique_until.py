@@ -77,10 +77,11 @@ def test_the_holders_mode_decides(store):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_concurrent_enqueues_after_the_holder_finished_make_one_new_job(store):
+@pytest.mark.parametrize("count", [2, 4, 8])
+def test_concurrent_enqueues_after_the_holder_finished_make_one_new_job(store, count):
     first = enqueue(unique_until="finished")
     succeed(store, claim(store))
-    count = 2
+
     barrier, ids, errors = threading.Barrier(count), [], []
 
     def run():

@@ -26,6 +26,8 @@ APPEND_ERROR = (
 )
 # ER_DUP_ENTRY: a duplicate primary or unique key.
 ER_DUP_ENTRY = 1062
+# ER_LOCK_DEADLOCK: InnoDB broke a deadlock by rolling this transaction back.
+ER_LOCK_DEADLOCK = 1213
 
 SQL_NOW = f"SELECT {NOW}"
 
@@ -67,6 +69,9 @@ SQL_RESCUE_RELEASE = rescue_release_statement(NOW, EXPIRES_NOW, APPEND_ERROR)
 class MySQLJobs:
     def is_unique_violation(self, exc):
         return bool(exc.args) and exc.args[0] == ER_DUP_ENTRY
+
+    def is_deadlock(self, exc):
+        return bool(exc.args) and exc.args[0] == ER_LOCK_DEADLOCK
 
     def insert_job(self, job):
         try:

@@ -121,6 +121,9 @@ class PostgreSQLJobs:
     def is_unique_violation(self, exc):
         return getattr(exc.__cause__, "sqlstate", None) == "23505"  # unique_violation
 
+    def is_deadlock(self, exc):
+        return getattr(exc.__cause__, "sqlstate", None) == "40P01"  # deadlock_detected
+
     def insert_jobs(self, jobs):
         with self.atomic(), self.cursor() as cursor:
             cursor.execute(SQL_NOW, [])
