@@ -18,7 +18,7 @@ enqueue that meets it. That enqueue, in one transaction,
    that enqueue's new row once it commits. (Locking only then, not on every conflict, narrows
    InnoDB's deadlocks: see ``enqueue_until_finished``.)
 
-A new row records its mode in ``headgate_job.unique_until`` (migration 0006) by an ``UPDATE`` of
+A new row records its mode in ``headgate_job.unique_until`` (migration 0007) by an ``UPDATE`` of
 its own primary key in the same transaction, so the insert statements are unchanged. Two
 concurrent enqueues of one key: the second waits on the first's row lock, then sees its new row
 and returns it (same arguments). The released holder keeps its row, with ``unique_key`` NULL.

@@ -9,7 +9,7 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-    dependencies = [("headgate", "0004_retention_class_plural")]
+    dependencies = [("headgate", "0005_tasks_backend_task_name")]
 
     operations = [
         migrations.CreateModel(

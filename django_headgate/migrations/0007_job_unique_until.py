@@ -9,7 +9,7 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-    dependencies = [("headgate", "0005_periodic_tick")]
+    dependencies = [("headgate", "0006_periodic_tick")]
 
     operations = [
         migrations.AddField(
