@@ -163,4 +163,8 @@ CASES = [
         base_settings={"ENABLED": True},
         skip_reason="a pass is one DDL extension of the archive, not batches of rows: "
                     "tests/archive/test_horizon.py covers it (destructive, HG_TEST_ARCHIVE_PRUNE=1)"),
+    # Its unit is a schedule's due tick and its settings are HEADGATE["PERIODIC"] (no section):
+    # tests/periodic/ runs its checklist (only due ticks, second pass no-op, contended lock,
+    # failure logged).
+    DutyCase("periodic", "PERIODIC", "", 1, {}, skip_reason="the periodic duty's checklist is tests/periodic/"),
 ]

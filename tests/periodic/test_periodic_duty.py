@@ -97,3 +97,36 @@ def test_a_broken_schedule_is_logged_and_the_others_go_on(clock, caplog):
 def test_the_duty_is_disabled_without_schedules(clock):
     with periodic_settings({}):
         assert not make_duty(clock).enabled
+
+
+def test_a_contended_lock_is_skipped(every_minute, clock):
+    from tests.maintenance.blockers import held_on_another_connection, hold_duty_lock
+
+    duty = make_duty(clock)
+    duty.run_once()
+    clock.advance(60)
+    with held_on_another_connection(hold_duty_lock("periodic")):
+        outcome = duty.run_once()
+    assert (outcome.status, outcome.rows, outcome.contended) == ("zero_or_contended", 0, True)
+    assert periodic_jobs() == []
+    assert duty.run_once().rows == 1  # once the lock is free
+
+
+def test_a_database_failure_fails_the_pass_and_is_logged(every_minute, clock, store, caplog):
+    from django.db import connection
+
+    duty = make_duty(clock)
+    duty.run_once()
+    clock.advance(60)
+    with connection.cursor() as cursor:
+        cursor.execute("ALTER TABLE headgate_periodic_tick RENAME TO headgate_periodic_tick_away")
+    try:
+        with caplog.at_level(logging.ERROR, logger="django_headgate"):
+            outcome = duty.run_once()
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("ALTER TABLE headgate_periodic_tick_away RENAME TO headgate_periodic_tick")
+    assert outcome.status == "failed" and outcome.next_run_at == outcome.finished_at + minutes(1)
+    assert any(getattr(r, "action", None) == "duty_pass" and r.status == "failed" for r in caplog.records)
+    assert periodic_jobs() == []
+    assert duty.run_once().rows == 1  # the tick is enqueued once the table is back
