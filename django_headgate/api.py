@@ -18,6 +18,7 @@ from .models import Job, JobState
 from .payload import check_args, dump_json
 from .registry import get_task
 from .retention import resolve_retention_class
+from .signals import send_job_enqueued_on_commit
 from .store import get_store
 from .store.base import NewJob
 from .unique_modes import FINISHED, check_unique_until, enqueue_until_finished
@@ -160,7 +161,9 @@ def enqueue(task, args=(), kwargs=None, *, queue=None, priority=None, run_at=Non
     for _ in range(3):
         inserted = store.insert_job(new_job)
         if inserted is not None:
-            return _job_instance(new_job, *inserted, using)
+            job = _job_instance(new_job, *inserted, using)
+            send_job_enqueued_on_commit([job], using)
+            return job
         existing = Job.objects.using(using).filter(unique_key=new_job.unique_key).first()
         if existing is None:
             continue
@@ -188,6 +191,7 @@ def enqueue_many(specs, *, using=None):
         with transaction.atomic(using=using):
             for batch in _batches_by_bytes(new_jobs, store.max_insert_bytes):
                 store.insert_jobs(batch)
+            send_job_enqueued_on_commit([job.id for job in new_jobs], using)
     return [job.id for job in new_jobs]
 
 

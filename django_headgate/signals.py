@@ -1,8 +1,69 @@
-"""Django signals sent by django-headgate.
+"""Django signals sent by django-headgate, and the one robust way they are sent.
 
 ``duty_finished(sender=<Duty class>, outcome=DutyOutcome)``: after every maintenance pass.
+
+Job lifecycle (native jobs and Django Tasks jobs alike; ``sender`` is the ``Job`` model class):
+
+- ``job_enqueued(job_id, job)``: once per new job, when the transaction that inserted it
+  commits (at once in autocommit mode); not for an idempotent replay that returned an existing
+  job, nor for a transaction rolled back. ``job`` is the ``Job`` (None for ``enqueue_many``).
+- ``job_started(job_id, queue, task, attempt, worker_id)``: in the worker thread, before the
+  task function is called.
+- ``job_finished(job_id, queue, task, attempt, worker_id, outcome, seconds)``: in the worker
+  thread, after the attempt's outcome was recorded. ``outcome`` is ``"succeeded"``,
+  ``"retrying"`` (failed, will run again), ``"dead"`` (failed, attempts exhausted or given up),
+  ``"cancelled"`` or ``"stale"`` (the lease had moved on: the result was refused).
+
+Every lifecycle signal is sent with :func:`send_robustly`: a receiver that raises is logged
+(``action=job_signal_error``) and never changes the job, the enqueue or the worker.
 """
 
+import logging
+from functools import partial
+
+from django.db import transaction
 from django.dispatch import Signal
 
+logger = logging.getLogger(__name__)
+
 duty_finished = Signal()
+job_enqueued = Signal()
+job_started = Signal()
+job_finished = Signal()
+
+#: Values of ``job_finished``'s ``outcome``.
+OUTCOMES = ("succeeded", "retrying", "dead", "cancelled", "stale")
+
+
+def _sender():
+    from .models import Job
+
+    return Job
+
+
+def send_robustly(signal, job_id, **kwargs):
+    """Send ``signal`` to every receiver; a receiver's exception is logged, never raised."""
+    for receiver, response in signal.send_robust(sender=_sender(), job_id=job_id, **kwargs):
+        if isinstance(response, Exception):
+            logger.error(
+                "A Headgate signal receiver raised; the job is unaffected.",
+                exc_info=response,
+                extra={"action": "job_signal_error", "job_id": str(job_id),
+                       "receiver": getattr(receiver, "__qualname__", repr(receiver))},
+            )
+
+
+def send_job_enqueued_on_commit(jobs, using):
+    """Queue ``job_enqueued`` for each of ``jobs`` (``Job`` instances, or ids from
+    ``enqueue_many``, sent with ``job=None``) for when the current transaction on ``using``
+    commits. Nothing is queued when no receiver is connected (the enqueue path stays as fast)."""
+    if jobs and job_enqueued.has_listeners(_sender()):
+        transaction.on_commit(partial(_send_enqueued, list(jobs)), using=using)
+
+
+def _send_enqueued(jobs):
+    for job in jobs:
+        if hasattr(job, "pk"):
+            send_robustly(job_enqueued, job.pk, job=job)
+        else:
+            send_robustly(job_enqueued, job, job=None)

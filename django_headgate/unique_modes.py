@@ -28,6 +28,7 @@ from django.db import OperationalError, transaction
 
 from .exceptions import IdempotencyConflict, InvalidJob
 from .models import TERMINAL_STATES, Job
+from .signals import send_job_enqueued_on_commit
 
 EVICTED = "evicted"
 FINISHED = "finished"
@@ -92,6 +93,7 @@ def _enqueue_once(store, new_job, job_instance):
                 jobs.filter(pk=new_job.id).update(unique_until=FINISHED)
                 job = job_instance(new_job, *inserted, using)
                 job.unique_until = FINISHED
+                send_job_enqueued_on_commit([job], using)
                 return job
             holders = jobs.select_for_update() if lock_holder else jobs
             holder = holders.filter(unique_key=new_job.unique_key).first()

@@ -93,7 +93,8 @@ def test_migrate_back_to_0004_and_forward_again():
     job = django_tasks.add.enqueue(1, 1)
     call_command("migrate", "headgate", "0004", verbosity=0)
     try:
-        assert Job.objects.get(pk=job.id).task == RUNNER_PATH
+        # Only the column 0004 has: later migrations' columns are gone at this point.
+        assert Job.objects.values_list("task", flat=True).get(pk=job.id) == RUNNER_PATH
     finally:
         call_command("migrate", "headgate", verbosity=0)
     assert Job.objects.get(pk=job.id).task == ADD
