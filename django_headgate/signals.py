@@ -2,7 +2,8 @@
 
 ``duty_finished(sender=<Duty class>, outcome=DutyOutcome)``: after every maintenance pass.
 
-Job lifecycle (native jobs and Django Tasks jobs alike; ``sender`` is the ``Job`` model class):
+Job lifecycle (native jobs and Django Tasks jobs alike; ``sender`` is the ``Job`` model class).
+``job_started`` and ``job_finished`` are declared for the worker; it does not send them yet.
 
 - ``job_enqueued(job_id, job)``: once per new job, when the transaction that inserted it
   commits (at once in autocommit mode); not for an idempotent replay that returned an existing
