@@ -2,7 +2,7 @@
 
 Jobs per queue and state, jobs finished per minute over the last hour (an SVG bar chart drawn
 on the server: no script, no CDN), live workers, the last outcome of every maintenance duty,
-archive rows per month and the archive horizon. Workers, archive and horizon are those of
+archive rows per month, the archive horizon and the periodic schedules. Workers, archive and horizon are those of
 ``manage.py headgate_status`` (:func:`django_headgate.status.collect_status`, the same code).
 It is served under the job admin's URLs (``admin:headgate_dashboard``), so it works on whatever
 admin site the job admin is registered with; it needs the permission to view jobs.
@@ -14,6 +14,7 @@ from django.template.response import TemplateResponse
 
 from ..conf import get_settings
 from ..models import JobState
+from ..periodic_status import periodic_section
 from ..status import archive_section, collect_status, health_section, horizon_section, workers_section
 from . import summaries
 
@@ -22,7 +23,7 @@ CHART_HEIGHT = 120
 CHART_LABEL_HEIGHT = 16
 #: What the dashboard shares with ``headgate_status``. Its job counts are its own (capped index
 #: reads, like the job list's) rather than the status command's GROUP BY over the hot table.
-STATUS_SECTIONS = [workers_section, archive_section, horizon_section, health_section]
+STATUS_SECTIONS = [workers_section, archive_section, horizon_section, health_section, periodic_section]
 
 
 def finished_chart(per_minute):
@@ -77,6 +78,7 @@ def dashboard_view(model_admin, request):
         "workers": by_name["workers"].data,
         "duty_outcomes": summaries.last_duty_outcomes(),
         "archive": by_name["archive"].data,
+        "periodic": by_name["periodic"].data,
         "archive_rows": archive_rows(by_name["archive"].data),
         "horizon": by_name["horizon"].data,
         "warnings": [warning for section in sections for warning in section.warnings],
