@@ -68,3 +68,17 @@ def _send_enqueued(jobs):
             send_robustly(job_enqueued, job.pk, job=job)
         else:
             send_robustly(job_enqueued, job, job=None)
+
+
+def send_job_started(claimed, worker_id):
+    """``job_started`` for the ClaimedJob ``claimed`` (in its job thread), when anyone listens."""
+    if job_started.has_listeners(_sender()):
+        send_robustly(job_started, claimed.id, queue=claimed.queue, task=claimed.task,
+                      attempt=claimed.attempt, worker_id=worker_id)
+
+
+def send_job_finished(claimed, worker_id, outcome, seconds):
+    """``job_finished`` with ``outcome`` (one of ``OUTCOMES``) and the attempt's run time."""
+    if job_finished.has_listeners(_sender()):
+        send_robustly(job_finished, claimed.id, queue=claimed.queue, task=claimed.task,
+                      attempt=claimed.attempt, worker_id=worker_id, outcome=outcome, seconds=seconds)
