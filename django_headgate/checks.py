@@ -32,26 +32,28 @@ def check_settings(app_configs=None, **kwargs):
     return messages
 
 
+
 E_PERIODIC_TASK = "headgate.E030"
+E_PERIODIC_DECORATED = "headgate.E031"
 
 
 @checks.register("headgate")
 def check_periodic_tasks(app_configs=None, **kwargs):
-    """Every HEADGATE["PERIODIC"] schedule names a task that can be imported (headgate.E030).
-    The schedule grammar itself (cron, timezone, keys) is part of headgate.E001."""
-    from .exceptions import UnknownTask
-    from .periodic import build_schedules, periodic_setting_errors
-    from .validation import resolve_task
+    """Every periodic schedule names a registered task (headgate.E030), and every
+    ``@headgate.task(cron=...)`` can be scheduled (headgate.E031). The grammar of
+    HEADGATE["PERIODIC"] itself (cron, timezone, keys) is part of headgate.E001."""
+    from .periodic import configured_schedules, periodic_setting_errors, registry_cron_errors
+    from .registry import is_registered
 
+    messages = [checks.Error(message, obj=path, id=E_PERIODIC_DECORATED) for path, message in registry_cron_errors()]
     values, _ = validate_settings()
     raw = values.get("periodic")
     if not isinstance(raw, dict) or periodic_setting_errors(raw):
-        return []
-    messages = []
-    for schedule in build_schedules(raw):
-        try:
-            resolve_task(schedule.task)
-        except UnknownTask as exc:
-            messages.append(checks.Error(f"HEADGATE['PERIODIC'][{schedule.name!r}]['task']: {exc}",
-                                         obj=f"HEADGATE['PERIODIC'][{schedule.name!r}]", id=E_PERIODIC_TASK))
+        return messages
+    for schedule in configured_schedules(raw):
+        if not is_registered(schedule.task):
+            messages.append(checks.Error(
+                f"Periodic schedule {schedule.name!r} names the task {schedule.task!r}, which is not "
+                "registered: decorate it with @headgate.task or list its module in HEADGATE['TASK_MODULES'].",
+                obj=f"HEADGATE['PERIODIC'][{schedule.name!r}]", id=E_PERIODIC_TASK))
     return messages

@@ -5,7 +5,7 @@ schedule); the next tick is computed from the store clock.
 """
 
 from .models import PeriodicTick
-from .periodic import build_schedules
+from .periodic import configured_schedules
 
 
 def periodic_section(ctx):
@@ -14,7 +14,7 @@ def periodic_section(ctx):
 
     cursors = {row.name: row for row in PeriodicTick.objects.using(ctx.store.alias).all()}
     data, lines = [], []
-    for schedule in build_schedules(ctx.conf.periodic):
+    for schedule in configured_schedules(ctx.conf.periodic):
         cursor = cursors.get(schedule.name)
         last = cursor.last_tick_at if cursor else None
         upcoming = schedule.next_tick(ctx.now)

@@ -21,7 +21,7 @@ from django.db import transaction
 from ..conf import BATCH_TIMEOUT_DEFAULT, FAILURE_BACKOFF_DEFAULT, FULL_BATCH_BACKOFF_DEFAULT
 from ..exceptions import HeadgateError
 from ..models import PeriodicTick
-from ..periodic import build_schedules
+from ..periodic import configured_schedules, registry_schedules
 from .duty import CANCELLED, Duty
 
 logger = logging.getLogger(__name__)
@@ -48,11 +48,11 @@ class PeriodicDuty(Duty):
 
     def __init__(self, store, conf, **kwargs):
         super().__init__(store, conf, **kwargs)
-        self.schedules = build_schedules(conf.periodic)
+        self.schedules = configured_schedules(conf.periodic)
 
     @classmethod
     def is_enabled(cls, conf):
-        return bool(conf.periodic)
+        return bool(conf.periodic) or bool(registry_schedules())
 
     @property
     def interval(self):
