@@ -2,18 +2,18 @@
 
 ``duty_finished(sender=<Duty class>, outcome=DutyOutcome)``: after every maintenance pass.
 
-Job lifecycle (native jobs and Django Tasks jobs alike; ``sender`` is the ``Job`` model class).
-``job_started`` and ``job_finished`` are declared for the worker; it does not send them yet.
+Job lifecycle (native jobs and Django Tasks jobs alike; ``sender`` is the ``Job`` model class):
 
 - ``job_enqueued(job_id, job)``: once per new job, when the transaction that inserted it
   commits (at once in autocommit mode); not for an idempotent replay that returned an existing
   job, nor for a transaction rolled back. ``job`` is the ``Job`` (None for ``enqueue_many``).
-- ``job_started(job_id, queue, task, attempt, worker_id)``: in the worker thread, before the
-  task function is called.
-- ``job_finished(job_id, queue, task, attempt, worker_id, outcome, seconds)``: in the worker
-  thread, after the attempt's outcome was recorded. ``outcome`` is ``"succeeded"``,
-  ``"retrying"`` (failed, will run again), ``"dead"`` (failed, attempts exhausted or given up),
-  ``"cancelled"`` or ``"stale"`` (the lease had moved on: the result was refused).
+- ``job_started(job_id, queue, task, attempt, worker_id)``: in the worker's job thread, before
+  the task function is called.
+- ``job_finished(job_id, queue, task, attempt, worker_id, outcome, seconds)``: in the job thread
+  when the attempt ends, before the worker writes its outcome. ``outcome`` is ``"succeeded"``,
+  ``"retrying"`` (failed; will run again after its back-off) or ``"dead"`` (failed for good:
+  attempts exhausted, or an error retrying cannot fix). A write the store then refuses (the job
+  was cancelled or rescued meanwhile: a stale fence) is not signalled again.
 
 Every lifecycle signal is sent with :func:`send_robustly`: a receiver that raises is logged
 (``action=job_signal_error``) and never changes the job, the enqueue or the worker.
@@ -33,7 +33,14 @@ job_started = Signal()
 job_finished = Signal()
 
 #: Values of ``job_finished``'s ``outcome``.
-OUTCOMES = ("succeeded", "retrying", "dead", "cancelled", "stale")
+OUTCOMES = ("succeeded", "retrying", "dead")
+
+
+def attempt_outcome(succeeded, give_up, attempt, max_attempts):
+    """The ``job_finished`` outcome of an attempt that ended this way."""
+    if succeeded:
+        return "succeeded"
+    return "dead" if give_up or attempt >= max_attempts else "retrying"
 
 
 def _sender():
