@@ -3,6 +3,7 @@
 import json
 import logging
 import re
+import time
 import traceback
 from dataclasses import dataclass
 
@@ -10,6 +11,7 @@ from django.db import connections
 
 from ..exceptions import UnknownTask
 from ..registry import get_task
+from ..signals import attempt_outcome, send_job_finished, send_job_started
 from ..store.entries import error_entry
 from .context import JobContext, _set_current_job, json_result
 
@@ -59,7 +61,19 @@ def describe_error(exc, attempt, worker_id=None):
 
 
 def run_job(claimed, store, worker_id, output_max_chars):
-    """Call the job's task with its arguments; never raises. Returns an Outcome."""
+    """Call the job's task with its arguments; never raises. Returns an Outcome.
+
+    Sends ``job_started`` before the call and ``job_finished`` after it (robustly, and only
+    when a receiver is connected: ``signals.py``)."""
+    started = time.monotonic()
+    send_job_started(claimed, worker_id)
+    outcome = _call_task(claimed, store, worker_id, output_max_chars)
+    send_job_finished(claimed, worker_id, attempt_outcome(
+        outcome.succeeded, outcome.give_up, claimed.attempt, claimed.max_attempts), time.monotonic() - started)
+    return outcome
+
+
+def _call_task(claimed, store, worker_id, output_max_chars):
     _set_current_job(JobContext(
         claimed.id, claimed.queue, claimed.task, claimed.attempt, claimed.max_attempts,
         claimed.fence, worker_id, store, output_max_chars,
