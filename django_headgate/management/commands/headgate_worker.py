@@ -83,6 +83,8 @@ class Command(BaseCommand):
                             help="Also run the maintenance duties on their cadence.")
         parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                             help="One-line status every few seconds (default: when stdout is a terminal).")
+        parser.add_argument("--metrics-port", type=bounded_int(1, 65535), default=None,
+                            help="Serve Prometheus metrics on this port at /metrics (needs the [metrics] extra).")
 
     def handle(self, *args, **options):
         logging.getLogger("django_headgate").setLevel(VERBOSITY_LOG_LEVELS.get(options["verbosity"], logging.INFO))
@@ -110,6 +112,8 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from None
         if not options.get("skip_checks"):  # call_command() skips them, as for any command
             self.check()
+        if options["metrics_port"] is not None:
+            self._serve_metrics(options["metrics_port"])
         stats = worker.run()
         if show_progress:
             self.stdout.write("")
@@ -125,6 +129,17 @@ class Command(BaseCommand):
             )
         if stats.left_work_undone:
             sys.exit(EXIT_JOBS_LEFT)
+
+    def _serve_metrics(self, port):
+        from ...conf import get_settings
+        from ...prometheus import MetricsUnavailable, serve_metrics
+
+        try:
+            serve_metrics(port, get_settings().database)
+        except MetricsUnavailable as exc:
+            raise CommandError(str(exc)) from None
+        except OSError as exc:
+            raise CommandError(f"--metrics-port {port}: cannot listen ({exc.strerror or exc}).") from None
 
     def _exit_on_watchdog(self):
         # The claim loop is stuck (a hung connection cannot be interrupted from here): leave now,
