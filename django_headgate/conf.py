@@ -144,6 +144,7 @@ FIELDS = (
           "headgate_status warns when a ready job has waited longer."),
     Field(("PERIODIC",), {}, "mapping", doc="Periodic schedules: name -> task, cron, args, ..."),
     Field(("PERIODIC_MISSED_TICKS",), 1, "int", 1, 1000, "Latest missed ticks enqueued after downtime."),
+    Field(("PERIODIC_INTERVAL",), MINUTE, "duration", 1, HOUR, "Longest time between two periodic passes."),
 )
 FIELDS_BY_PATH = {field.path: field for field in FIELDS}
 SECTIONS = {field.path[0] for field in FIELDS if len(field.path) == 2}

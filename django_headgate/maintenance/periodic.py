@@ -10,7 +10,7 @@ without it, the loser of the compare-and-set rolls its inserts back and the uniq
 second job for a tick whose job is still hot. The cursor, not the key, keeps a tick from running
 again after its job was evicted.
 
-The next pass is due at the earliest next tick of any schedule (at most a minute away), so a
+The next pass is due at the earliest next tick of any schedule (at most ``PERIODIC_INTERVAL``, a minute by default, away), so a
 tick is enqueued within the maintainer's wake-up latency of its time. A schedule whose task
 cannot be enqueued (unknown task path, bad arguments) is logged and skipped; the others go on.
 """
@@ -26,9 +26,6 @@ from .duty import CANCELLED, Duty
 
 logger = logging.getLogger(__name__)
 
-#: Longest time between two passes (settings can differ between maintainers during a deploy).
-MAX_INTERVAL_SECONDS = 60.0
-
 
 class _LostRace(Exception):
     """Another maintainer moved the cursor first: roll this schedule's inserts back."""
@@ -40,6 +37,7 @@ class PeriodicDuty(Duty):
 
     name = "periodic"
     work_status = "enqueued"
+    settings_prefix = "periodic"  # PERIODIC_INTERVAL
     max_batches = 1
     batch_pause = 0.0
     batch_timeout = BATCH_TIMEOUT_DEFAULT
@@ -53,10 +51,6 @@ class PeriodicDuty(Duty):
     @classmethod
     def is_enabled(cls, conf):
         return bool(conf.periodic) or bool(registry_schedules())
-
-    @property
-    def interval(self):
-        return MAX_INTERVAL_SECONDS
 
     @property
     def batch_size(self):
@@ -101,7 +95,7 @@ class PeriodicDuty(Duty):
                        unique_key=schedule.unique_key(tick), using=self.store.alias)
 
     def next_run_at(self, outcome):
-        """The earliest next tick of any schedule, at most ``MAX_INTERVAL_SECONDS`` away; after a
+        """The earliest next tick of any schedule, at most ``PERIODIC_INTERVAL`` away; after a
         failure, the base class's back-off."""
         later = super().next_run_at(outcome)
         if later is None or outcome.failed or outcome.status == CANCELLED:
