@@ -54,6 +54,11 @@ class Job(models.Model):
     #: How long ``unique_key`` is held: NULL = until the row is evicted (the default, "evicted"),
     #: "finished" = while the job is not terminal (``unique_modes.py`` releases it lazily).
     unique_until = models.CharField(max_length=16, null=True, blank=True)
+    # Job control (DESIGN §12): the attempt's time limit in seconds (NULL = none), when an abort
+    # of the running attempt was requested (store clock), and how many times the job snoozed.
+    timeout = models.FloatField(null=True, blank=True)
+    abort_requested_at = models.DateTimeField(null=True, blank=True)
+    snoozes = models.IntegerField(null=True, blank=True)
     fingerprint = models.CharField(max_length=64)
     progress = models.JSONField(null=True, blank=True)
     result = models.JSONField(null=True, blank=True)
