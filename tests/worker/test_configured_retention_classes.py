@@ -5,10 +5,11 @@ from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
-from django_headgate.conf import validate_settings
+from django_headgate.conf import get_settings, validate_settings
 from django_headgate.exceptions import InvalidPolicy
-from django_headgate.conf import get_settings
 from django_headgate.maintenance.runner import MaintenanceRunner
 from django_headgate.models import RetentionClass
 from django_headgate.policies import register_configured_classes
@@ -39,6 +40,26 @@ def test_registered_when_a_worker_starts(settings):
     settings.HEADGATE = {**settings.HEADGATE, "RETENTION_CLASSES": CLASSES}
     Worker(burst=True, queues=["nothing-here"]).run()
     assert set(RetentionClass.objects.filter(key__in=CLASSES).values_list("key", flat=True)) == set(CLASSES)
+
+
+def class_statements(captured):
+    return [query["sql"] for query in captured.captured_queries if "headgate_retention_class" in query["sql"]]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_with_maintenance_registers_them_once(settings):
+    settings.HEADGATE = {**settings.HEADGATE, "RETENTION_CLASSES": CLASSES}
+    register_configured_classes()  # they exist: registering again only reads them
+    with CaptureQueriesContext(connection) as one_registration:
+        register_configured_classes()
+    runner = MaintenanceRunner(get_settings(), duty_names=["heartbeat_prune"])
+    worker = Worker(burst=True, queues=["nothing-here"], maintenance=runner)
+    with CaptureQueriesContext(connection) as start:
+        worker.start_up()
+        runner.prepare()  # what the runner's first pass calls: already done
+    worker.run()
+    assert class_statements(one_registration)
+    assert class_statements(start) == class_statements(one_registration)
 
 
 @pytest.mark.django_db
