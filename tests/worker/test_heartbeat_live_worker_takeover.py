@@ -10,7 +10,7 @@ from django.db import connections
 import django_headgate as headgate
 from django_headgate.models import Job, WorkerHeartbeat
 from django_headgate.worker import Worker
-from tests.acceptance.helpers import wait_for
+from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
