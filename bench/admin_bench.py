@@ -26,7 +26,8 @@ import statistics
 import time
 from datetime import datetime, timezone
 
-from bench.common import emit, log
+from bench.archive_bench import create_database, execute, server_version, uuid_sql
+from bench.common import chunks, emit, log
 
 CHUNK = 250_000
 DAY_MS = 86_400_000
@@ -84,8 +85,6 @@ FROM seq_{{first}}_to_{{last}}
 
 
 def setup_django(database_url):
-    from bench.archive_bench import create_database
-
     create_database(database_url)
     os.environ["HG_BENCH_DATABASE_URL"] = database_url
     os.environ["DJANGO_SETTINGS_MODULE"] = "bench.settings_admin"
@@ -95,19 +94,6 @@ def setup_django(database_url):
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-
-
-def execute(sql, params=()):
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute(sql, list(params))
-
-
-def uuid_sql():
-    from django.db import connection
-
-    return "UUID()" if connection.features.has_native_uuid_field else "REPLACE(UUID(), '-', '')"
 
 
 def row_counts():
@@ -131,16 +117,14 @@ def load_rows(rows, jobs):
     started = time.perf_counter()
     execute("DELETE FROM headgate_job")
     execute("DELETE FROM headgate_job_archive" if connection.vendor == "mysql" else "TRUNCATE headgate_job_archive")
-    for low in range(1, rows + 1, CHUNK):
-        high = min(rows, low + CHUNK - 1)
+    for low, high in chunks(rows, CHUNK):
         params = [stamp, stamp, start_ms, span, rows, 90 * DAY_MS]
         if connection.vendor == "postgresql":
             execute(PG_FILL_ARCHIVE, params + [low, high])
         else:
             execute(MYSQL_FILL_ARCHIVE.format(uuid=uuid_sql(), first=low, last=high), params)
         log(f"archive: {high:,} / {rows:,} rows")
-    for low in range(1, jobs + 1, CHUNK):
-        high = min(jobs, low + CHUNK - 1)
+    for low, high in chunks(jobs, CHUNK):
         if connection.vendor == "postgresql":
             execute(PG_FILL_JOBS, [low, high])
         else:
@@ -249,9 +233,7 @@ def main():
         log(f"loaded {args.rows:,} archived and {args.jobs:,} hot jobs in {load_seconds:.1f} s")
     settle()
     assert row_counts() == (args.rows, args.jobs)
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT version()", [])
-        version = cursor.fetchone()[0]
+    version = server_version()
     client = auditor_client()
     figures = [measure(client, name, url, params, args.runs) for name, url, params in pages(args.rows)]
     result = {"vendor": connection.vendor, "server": version, "archived_rows": args.rows,

@@ -32,7 +32,7 @@ import os
 import time
 from datetime import datetime, timedelta, timezone
 
-from bench.common import emit, log
+from bench.common import chunks, emit, log
 
 MONTH = "202603"
 CHUNK = 500_000
@@ -122,6 +122,15 @@ def execute(sql, params=()):
         cursor.execute(sql, list(params))
 
 
+def server_version():
+    """The database server's version string (``SELECT version()``), for the figures."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT version()", [])
+        return cursor.fetchone()[0]
+
+
 def uuid_sql():
     from django.db import connection
 
@@ -136,8 +145,7 @@ def fill_month(rows, partition):
     stamp = start.replace(tzinfo=None) if connection.vendor == "mysql" else start
     span = partition.end_ms - partition.start_ms - 1
     started = time.perf_counter()
-    for first in range(1, rows + 1, CHUNK):
-        last = min(rows, first + CHUNK - 1)
+    for first, last in chunks(rows, CHUNK):
         if connection.vendor == "postgresql":
             execute(PG_FILL_ARCHIVE, [stamp, stamp, partition.start_ms, span, rows, DAY_MS, first, last])
         else:
@@ -266,8 +274,7 @@ def prune_versus_delete(rows, tablespace=None):
 def fill_jobs(rows):
     from django.db import connection
 
-    for first in range(1, rows + 1, CHUNK):
-        last = min(rows, first + CHUNK - 1)
+    for first, last in chunks(rows, CHUNK):
         if connection.vendor == "postgresql":
             execute(PG_FILL_JOBS, [first, last])
         else:
@@ -329,10 +336,7 @@ def main():
     setup_django(args.database_url)
     from django.db import connection
 
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT version()", [])
-        version = cursor.fetchone()[0]
-    result = {"vendor": connection.vendor, "server": version, "tablespace": args.tablespace}
+    result = {"vendor": connection.vendor, "server": server_version(), "tablespace": args.tablespace}
     batches = [] if args.no_sweep else args.sweep_batch
     result["sweep"] = [sweep_throughput(args.sweep_rows, batch) for batch in batches]
     result["prune_versus_delete"] = [prune_versus_delete(rows, args.tablespace) for rows in args.rows]

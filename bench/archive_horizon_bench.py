@@ -17,7 +17,8 @@ the bench re-creates the archive in its frozen layout (``migrate headgate zero``
 import argparse
 import time
 
-from bench.archive_bench import create_database, execute, fill_month, settle, setup_django
+from bench.archive_bench import (count_rows, create_database, execute, fill_month, server_version, settle,
+                                 setup_django)
 from bench.common import emit
 
 
@@ -54,12 +55,7 @@ def extension_case(rows):
     if rows:
         settle(AFTER_EDGE)
     seconds, run = timed_extension()
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM headgate_job_archive WHERE evicted_at_ms >= %s AND evicted_at_ms < %s",
-                       [AFTER_EDGE.start_ms, edge_span().end_ms + 1])
-        total = cursor.fetchone()[0]
+    total = count_rows(edge_span())
     assert total == rows, (total, rows)
     return {"rows": rows, "months_created": len(run.created), "moved_rows": run.moved_rows,
             "fill_seconds": round(fill_seconds, 2), "extend_seconds": round(seconds, 3),
@@ -76,10 +72,7 @@ def main():
     setup_django(args.database_url)
     from django.db import connection
 
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT version()", [])
-        version = cursor.fetchone()[0]
-    result = {"vendor": connection.vendor, "server": version,
+    result = {"vendor": connection.vendor, "server": server_version(),
               "cases": [extension_case(rows) for rows in [0, *args.rows]]}
     reset_archive()
     execute("DELETE FROM headgate_job")

@@ -26,6 +26,12 @@ def log(message):
     print(f"[bench] {message}", file=sys.stderr, flush=True)
 
 
+def chunks(rows, size):
+    """The ranges ``(first, last)`` that cover 1..rows in steps of ``size``: one bulk INSERT each."""
+    for first in range(1, rows + 1, size):
+        yield first, min(rows, first + size - 1)
+
+
 def percentile(values, fraction):
     """Nearest-rank percentile of a non-empty list (fraction 0.5 = median)."""
     ordered = sorted(values)

@@ -13,6 +13,7 @@ from django_headgate.retention import forget_known_classes
 from django_headgate.store import get_store
 
 from .skip_report import pytest_terminal_summary  # noqa: F401  (a pytest hook: the skip summary)
+from .support.periodic import EVERY_MINUTE, periodic_settings, tick_clock_of
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -73,6 +74,19 @@ def store(db):
 @pytest.fixture
 def vendor():
     return connection.vendor
+
+
+@pytest.fixture
+def every_minute():
+    """HEADGATE["PERIODIC"] holding one schedule that ticks every minute (periodic duty tests)."""
+    with periodic_settings({"every_minute": EVERY_MINUTE}):
+        yield
+
+
+@pytest.fixture
+def tick_clock(store):
+    """A fake store clock 10 s past a whole minute (periodic duty tests)."""
+    return tick_clock_of(store)
 
 
 def subprocess_env():

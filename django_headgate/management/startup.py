@@ -2,18 +2,17 @@
 
 from django.core.management.base import CommandError
 
-from ..exceptions import HeadgateError
-from ..policies import register_configured_classes
+from ..exceptions import InvalidPolicy
 
 
-def require_configured_classes(register=register_configured_classes):
-    """Register HEADGATE["RETENTION_CLASSES"], or stop the command with one clear line.
+def require_configured_classes(start):
+    """Run ``start``, the step that registers HEADGATE["RETENTION_CLASSES"] (a Worker's
+    ``start_up`` or a MaintenanceRunner's ``prepare``), or stop the command with one clear line.
 
     A class whose duration in the settings differs from the registered one (durations are
     immutable) raises InvalidPolicy naming the class and both durations; the command reports that
-    message as a CommandError instead of a traceback. ``register`` is the call that registers
-    them (a MaintenanceRunner's ``prepare`` with the settings it was given)."""
+    message as a CommandError instead of a traceback. Other errors pass through."""
     try:
-        register()
-    except HeadgateError as exc:
+        start()
+    except InvalidPolicy as exc:
         raise CommandError(f"HEADGATE['RETENTION_CLASSES'] cannot be applied: {exc}") from exc

@@ -30,14 +30,19 @@ class ServicesMixin:
 
     def start_up(self):
         """Reach the database, register retention classes and the heartbeat, retried as
-        :meth:`wait_for_database`. ``run()`` calls it unless it was called already."""
+        :meth:`wait_for_database`. ``run()`` calls it unless it was called already. Raises
+        InvalidPolicy when a configured retention class changed its duration."""
         self._retry_at_start(self._start_up_once)
         self._started = True
 
     def _start_up_once(self):
         self._budget.ensure()
-        # HEADGATE["RETENTION_CLASSES"] exist before this worker runs anything (DESIGN §6).
-        register_configured_classes(using=self.store.alias)
+        # HEADGATE["RETENTION_CLASSES"] exist before this worker runs anything (DESIGN §6). With
+        # maintenance, the runner registers them (once: its passes do not repeat it).
+        if self.maintenance is not None:
+            self.maintenance.prepare()
+        else:
+            register_configured_classes(using=self.store.alias, classes=self.conf.retention_classes)
         self.register_heartbeat()
 
     def _retry_at_start(self, step):

@@ -12,17 +12,9 @@ import pytest
 
 from tests.acceptance.helpers import finish
 from tests.acceptance.private_postgres import private_postgres  # noqa: F401 (fixture)
+from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.acceptance
-
-
-def wait_for(predicate, timeout=30, message="condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {message}")
 
 
 def test_restart_during_the_drain_loses_nothing_and_runs_nothing_twice(private_postgres):

@@ -6,7 +6,8 @@ import pytest
 
 import django_headgate as headgate
 from django_headgate.models import Job, WorkerHeartbeat
-from tests.acceptance.helpers import finish, wait_for
+from tests.acceptance.helpers import finish
+from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.acceptance
 

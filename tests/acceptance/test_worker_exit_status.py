@@ -8,8 +8,9 @@ import pytest
 
 import django_headgate as headgate
 from django_headgate.models import Job
-from tests.acceptance.helpers import finish, wait_for
+from tests.acceptance.helpers import finish
 from tests.conftest import ROOT, manage_command, subprocess_env
+from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.acceptance
 

@@ -7,7 +7,7 @@ import pytest
 
 from django_headgate.models import WorkerHeartbeat
 
-from tests.heartbeats.rows import FRESH_AGE, make_heartbeats, make_own_heartbeat, remaining
+from tests.support.heartbeat_rows import FRESH_AGE, make_heartbeats, make_own_heartbeat, remaining
 
 DAY = 86400.0
 

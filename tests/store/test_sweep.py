@@ -6,9 +6,9 @@ import pytest
 
 import django_headgate as headgate
 from django_headgate.models import ArchivedJob, Job
-from tests.maintenance.blockers import held_on_another_connection
+from tests.support.blockers import held_on_another_connection
 
-from tests.retention.helpers import enqueue, expired_jobs, make_expired
+from tests.support.retention_rows import enqueue, expired_jobs, make_expired
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -8,7 +8,8 @@ from django.test.utils import CaptureQueriesContext
 import django_headgate as headgate
 from django_headgate.models import Job
 from django_headgate.worker import Worker
-from tests.worker.helpers import WorkerThread, wait_until
+from tests.support.waiting import wait_for
+from tests.worker.worker_thread import WorkerThread
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -37,7 +38,7 @@ def test_buffer_holds_more_jobs_than_threads():
     waiting = [headgate.enqueue("tests.testapp.tasks.noop") for _ in range(4)]
     running = WorkerThread(concurrency=1, buffer_size=5)
     try:
-        wait_until(lambda: Job.objects.filter(state="running").count() == 5, message="five leases")
+        wait_for(lambda: Job.objects.filter(state="running").count() == 5, message="five leases")
         assert {j.lease_owner for j in Job.objects.filter(pk__in=[w.id for w in waiting])} == {running.worker.worker_id}
     finally:
         running.worker.request_stop()
@@ -48,9 +49,9 @@ def test_stop_releases_unstarted_jobs_without_spending_their_attempt():
     slow = headgate.enqueue("tests.testapp.tasks.sleep_then_return", args=(1.5, "done"), priority=10)
     waiting = [headgate.enqueue("tests.testapp.tasks.noop") for _ in range(4)]
     running = WorkerThread(concurrency=1, buffer_size=5)
-    wait_until(lambda: Job.objects.filter(state="running").count() == 5, message="five leases")
+    wait_for(lambda: Job.objects.filter(state="running").count() == 5, message="five leases")
     running.worker.request_stop()
-    wait_until(lambda: Job.objects.filter(pk__in=[w.id for w in waiting], state="available").count() == 4,
+    wait_for(lambda: Job.objects.filter(pk__in=[w.id for w in waiting], state="available").count() == 4,
                timeout=5, message="the buffered jobs to be released at once")
     stats = running.join()
     assert stats.released == 4 and not stats.left_work_undone

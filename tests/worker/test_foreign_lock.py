@@ -9,7 +9,8 @@ from django.db import connection, connections, transaction
 
 import django_headgate as headgate
 from django_headgate.models import Job, WorkerHeartbeat
-from tests.worker.helpers import WorkerThread, wait_until
+from tests.support.waiting import wait_for
+from tests.worker.worker_thread import WorkerThread
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -34,7 +35,7 @@ def test_other_jobs_complete_while_running_rows_are_locked(settings, store):
             for _ in range(2)]
     running = WorkerThread(concurrency=3, worker_id="locked-out", lease_seconds=10)
     try:
-        wait_until(lambda: Job.objects.filter(pk__in=[j.id for j in slow], state="running").count() == 2,
+        wait_for(lambda: Job.objects.filter(pk__in=[j.id for j in slow], state="running").count() == 2,
                    message="the slow jobs to start")
         locked, release = threading.Event(), threading.Event()
         holder = threading.Thread(target=hold_row_locks, args=([j.id for j in slow], locked, release))
@@ -42,7 +43,7 @@ def test_other_jobs_complete_while_running_rows_are_locked(settings, store):
         assert locked.wait(10)
         started = time.monotonic()
         quick = [headgate.enqueue("tests.testapp.tasks.add", args=(n, 1)) for n in range(20)]
-        wait_until(lambda: Job.objects.filter(pk__in=[j.id for j in quick], state="succeeded").count() == 20,
+        wait_for(lambda: Job.objects.filter(pk__in=[j.id for j in quick], state="succeeded").count() == 20,
                    timeout=LOCK_SECONDS - 1, message="the other jobs to complete during the lock")
         while time.monotonic() - started < LOCK_SECONDS - 1:
             age = store.now() - WorkerHeartbeat.objects.get(worker_id="locked-out").last_heartbeat_at
@@ -51,7 +52,7 @@ def test_other_jobs_complete_while_running_rows_are_locked(settings, store):
             time.sleep(0.5)
         release.set()
         holder.join(10)
-        wait_until(lambda: Job.objects.filter(pk__in=[j.id for j in slow], state="succeeded").count() == 2,
+        wait_for(lambda: Job.objects.filter(pk__in=[j.id for j in slow], state="succeeded").count() == 2,
                    timeout=10, message="the locked jobs to be acknowledged once the lock is gone")
     finally:
         running.worker.request_stop()

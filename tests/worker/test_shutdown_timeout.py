@@ -7,7 +7,8 @@ import pytest
 
 import django_headgate as headgate
 from django_headgate.models import Job
-from tests.worker.helpers import WorkerThread, wait_until
+from tests.support.waiting import wait_for
+from tests.worker.worker_thread import WorkerThread
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -16,7 +17,7 @@ def test_running_job_is_released_at_the_shutdown_timeout(settings, caplog):
     settings.HEADGATE = {**settings.HEADGATE, "SHUTDOWN_TIMEOUT": 0.5}
     job = headgate.enqueue("tests.testapp.tasks.sleep_then_return", args=(4,), max_attempts=1)
     running = WorkerThread(concurrency=1)
-    wait_until(lambda: Job.objects.get(pk=job.id).state == "running", message="the job to start")
+    wait_for(lambda: Job.objects.get(pk=job.id).state == "running", message="the job to start")
     with caplog.at_level(logging.WARNING, logger="django_headgate"):
         running.worker.request_stop()
         stats = running.join(timeout=10)

@@ -8,7 +8,8 @@ import pytest
 
 import django_headgate as headgate
 from django_headgate.models import Job
-from tests.worker.helpers import WorkerThread, wait_until
+from tests.support.waiting import wait_for
+from tests.worker.worker_thread import WorkerThread
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -17,7 +18,7 @@ def test_hung_loop_stops_lease_renewal_and_the_job_is_rescued(store, caplog):
     job = headgate.enqueue("tests.testapp.tasks.sleep_then_return", args=(2, "late"))
     running = WorkerThread(concurrency=1, lease_seconds=5)  # watchdog: half the lease
     worker = running.worker
-    wait_until(lambda: Job.objects.get(pk=job.id).state == "running", message="the job to start")
+    wait_for(lambda: Job.objects.get(pk=job.id).state == "running", message="the job to start")
     unblock = threading.Event()
     original = worker.acks.round
 
@@ -27,12 +28,12 @@ def test_hung_loop_stops_lease_renewal_and_the_job_is_rescued(store, caplog):
 
     worker.acks.round = hung_round
     try:
-        wait_until(lambda: worker.stats.watchdog_fired, timeout=10, message="the watchdog")
+        wait_for(lambda: worker.stats.watchdog_fired, timeout=10, message="the watchdog")
         assert "made no progress" in caplog.text
         lease_at_watchdog = Job.objects.get(pk=job.id).lease_expires_at
         time.sleep(2)  # the keeper would have renewed by now (every lease / 3)
         assert Job.objects.get(pk=job.id).lease_expires_at == lease_at_watchdog
-        wait_until(lambda: Job.objects.get(pk=job.id).lease_expires_at < store.now(), timeout=10,
+        wait_for(lambda: Job.objects.get(pk=job.id).lease_expires_at < store.now(), timeout=10,
                    message="the lease to lapse")
         assert store.rescue_expired(10) == 1
         assert Job.objects.get(pk=job.id).state == "available"

@@ -101,13 +101,11 @@ class Command(BaseCommand):
         )
         self._install_signal_handlers(worker)
         # The database first (an unreachable one gives one clear line, after bounded retries),
-        # then what needs it: retention classes, the maintenance runner, the heartbeat.
+        # then what needs it: the retention classes (registered once, by the worker's start-up)
+        # and the heartbeat.
         try:
             worker.wait_for_database()
-            require_configured_classes()
-            if maintenance is not None:
-                maintenance.prepare()
-            worker.start_up()
+            require_configured_classes(worker.start_up)
         except WorkerStartFailed as exc:
             raise CommandError(str(exc)) from None
         if not options.get("skip_checks"):  # call_command() skips them, as for any command

@@ -1,0 +1,213 @@
+"""The duty checklist, run over every registered duty (rescue, retention sweep, heartbeat prune,
+archive prune; the archive horizon duty is registered but tested in
+tests/worker/test_archive_horizon.py) on real databases: defaults, only eligible rows, bounded
+batches, a pause between batches, a time limit per batch, a prompt stop, a failure logged with
+outcome ``failed`` and its backoff, a second pass that is a no-op, a contended singleton lock
+skipped."""
+
+import logging
+import threading
+from datetime import timedelta
+
+import pytest
+from django.db import connection, connections
+
+from django_headgate.archive_months import prepared_layout
+from django_headgate.conf import get_settings
+from django_headgate.maintenance.registry import DUTIES
+from django_headgate.models import DutyRun
+
+from tests.support.blockers import held_on_another_connection, hold_duty_lock
+from .duty_cases import CASES
+
+pytestmark = pytest.mark.django_db(transaction=True)  # threads and failing statements need commits
+
+
+@pytest.fixture(params=CASES, ids=[case.name for case in CASES])
+def case(request):
+    if request.param.skip_reason:
+        pytest.skip(request.param.skip_reason)
+    return request.param
+
+
+@pytest.fixture
+def configure(case, settings):
+    """Set the duty's own settings (``configure(BATCH_SIZE=1, MAX_BATCHES=3)``)."""
+
+    def apply(**keys):
+        settings.HEADGATE = {**settings.HEADGATE, **case.section_settings(**keys)}
+
+    apply()
+    return apply
+
+
+@pytest.fixture
+def make_duty(case, store, clock):
+    def make(**kwargs):
+        return case.duty_class(store, get_settings(), clock=clock, **kwargs)
+
+    return make
+
+
+def no_pause(seconds):
+    return False
+
+
+def test_the_duty_is_registered():
+    assert sorted(d.name for d in DUTIES) == sorted(case.name for case in CASES)
+
+
+def test_defaults(case, configure, make_duty):
+    duty = make_duty()
+    assert {name: getattr(duty, name) for name in case.defaults} == case.defaults
+    assert duty.enabled and duty.name == case.name
+
+
+def test_only_eligible_rows_are_handled(case, configure, make_duty, store):
+    case.make_eligible(store, 3)
+    case.make_ineligible(store, 2)
+    outcome = make_duty(wait=no_pause).run_once()
+    assert (outcome.status, outcome.rows, outcome.full_batch) == (case.duty_class.work_status, 3, False)
+    assert case.eligible_left() == 0 and case.ineligible_left() == 2
+
+
+def test_batches_are_bounded_and_capped_per_pass(case, configure, make_duty, store):
+    size = case.smallest_batch
+    configure(BATCH_SIZE=size, MAX_BATCHES=2)
+    case.make_eligible(store, 2 * size + 1)
+    outcome = make_duty(wait=no_pause).run_once()
+    assert (outcome.rows, outcome.batches, outcome.full_batch) == (2 * size, 2, True)
+    assert case.eligible_left() == 1
+    backoff = timedelta(seconds=case.defaults["full_batch_backoff_seconds"])
+    assert outcome.next_run_at == outcome.started_at + backoff  # soon: more rows are waiting
+
+
+def test_a_jittered_pause_between_batches(case, configure, make_duty, store):
+    size = max(case.smallest_batch, 2)  # batches of 2, 2, 1: the short third one ends the pass
+    configure(BATCH_SIZE=size, BATCH_PAUSE=2, MAX_BATCHES=10)
+    case.make_eligible(store, 2 * size + 1)
+    pauses = []
+    outcome = make_duty(wait=lambda seconds: pauses.append(seconds) and False).run_once()
+    assert (outcome.rows, outcome.batches) == (2 * size + 1, 3)
+    assert len(pauses) == 2 and all(1.5 <= p <= 2.5 for p in pauses)  # 2 s +-25 %, none after the last
+
+
+def test_a_batch_over_its_time_limit_fails(case, configure, make_duty, store, vendor):
+    if vendor == "sqlite":
+        pytest.skip("SQLite has no statement timeout: its busy timeout is the only bound (documented)")
+    configure(BATCH_TIMEOUT=0.5)
+    case.make_eligible(store, 2)
+    with held_on_another_connection(hold_table_lock(case.table(store))):
+        outcome = make_duty().run_once()
+    assert (outcome.status, outcome.rows) == ("failed", 0)
+    assert case.eligible_left() == 2
+    assert make_duty(wait=no_pause).run_once().rows == 2  # the session's own timeout was restored
+
+
+def test_stops_promptly_when_asked(case, configure, make_duty, store):
+    size = case.smallest_batch
+    configure(BATCH_SIZE=size, BATCH_PAUSE=60, MAX_BATCHES=10)
+    case.make_eligible(store, 3 * size)
+    duty, first_batch, outcomes = make_duty(), threading.Event(), []
+    run_batch = duty.run_batch
+
+    def first_batch_then_signal(limit):
+        handled = run_batch(limit)
+        first_batch.set()
+        return handled
+
+    duty.run_batch = first_batch_then_signal
+
+    def maintainer():
+        try:
+            outcomes.append(duty.run_once())
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=maintainer)
+    thread.start()
+    assert first_batch.wait(30)
+    duty.cancelled.set()  # what MaintenanceRunner.stop() does
+    thread.join(20)  # far less than the 60 s pause it was in
+    assert not thread.is_alive()
+    (outcome,) = outcomes
+    assert (outcome.status, outcome.rows, outcome.batches) == ("cancelled", size, 1)
+
+
+def test_failure_is_logged_recorded_and_backs_off(case, configure, make_duty, store, caplog):
+    configure(FAILURE_BACKOFF=1234)
+    case.make_eligible(store, 2)
+    with caplog.at_level(logging.ERROR, logger="django_headgate"), table_renamed_away(case.table(store), store):
+        outcome = make_duty().run_once()
+    assert (outcome.status, outcome.rows) == ("failed", 0)
+    assert outcome.next_run_at == outcome.finished_at + timedelta(seconds=1234)
+    (record,) = [r for r in caplog.records if getattr(r, "action", None) == "duty_pass"]
+    assert (record.levelname, record.duty, record.status) == ("ERROR", case.name, "failed")
+    run = DutyRun.objects.get(duty=case.name)
+    assert (run.status, run.next_run_at) == ("failed", outcome.next_run_at)
+    assert case.eligible_left() == 2
+    assert make_duty(wait=no_pause).run_once().rows == 2  # the next pass works
+
+
+def test_a_second_pass_is_a_no_op(case, configure, make_duty, store):
+    case.make_eligible(store, 2)
+    duty = make_duty(wait=no_pause)
+    assert duty.run_once().rows == 2
+    again = duty.run_once()
+    assert (again.status, again.rows, again.contended) == ("zero_or_contended", 0, False)
+
+
+def test_a_contended_lock_is_skipped(case, configure, make_duty, store):
+    case.make_eligible(store, 2)
+    with held_on_another_connection(hold_duty_lock(case.name)):
+        outcome = make_duty().run_once()
+    assert (outcome.status, outcome.rows, outcome.batches, outcome.contended) == ("zero_or_contended", 0, 0, True)
+    assert case.eligible_left() == 2
+    assert not DutyRun.objects.filter(duty=case.name).exists()  # only a lock holder records
+
+
+# -- real database conditions ---------------------------------------------------------------------
+
+class table_renamed_away:
+    """The duty's table renamed for the block: its statements fail (a dropped or broken table)."""
+
+    def __init__(self, table, store):
+        self.table, self.away = table, f"{table}_away"
+        if store.vendor == "postgresql" and table == "headgate_job_archive":
+            self.table, self.away = "headgate_job_archive_202501", "hg_archive_202501_away"
+
+    def _rename(self, old, new):
+        with connection.cursor() as cursor:
+            cursor.execute(f"ALTER TABLE {old} RENAME TO {new}")
+
+    def __enter__(self):
+        if self.table.startswith("headgate_job_archive"):
+            # The layout as a running maintainer read it before the table broke (a child renamed
+            # away would otherwise simply not be a prepared month any more).
+            prepared_layout()
+        self._rename(self.table, self.away)
+
+    def __exit__(self, *exc):
+        self._rename(self.away, self.table)
+
+
+def hold_table_lock(table):
+    """Block every access to ``table`` from another connection (PostgreSQL ACCESS EXCLUSIVE,
+    MySQL LOCK TABLES ... WRITE) until released."""
+
+    def hold(store, ready, release):
+        with store.cursor() as cursor:
+            if store.vendor == "postgresql":
+                with store.atomic():
+                    cursor.execute(f"LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE")
+                    ready.set()
+                    release.wait(30)
+            else:
+                cursor.execute(f"LOCK TABLES {table} WRITE")
+                try:
+                    ready.set()
+                    release.wait(30)
+                finally:
+                    cursor.execute("UNLOCK TABLES")
+
+    return hold
