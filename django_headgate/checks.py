@@ -57,3 +57,62 @@ def check_periodic_tasks(app_configs=None, **kwargs):
                 "registered: decorate it with @headgate.task or list its module in HEADGATE['TASK_MODULES'].",
                 obj=f"HEADGATE['PERIODIC'][{schedule.name!r}]", id=E_PERIODIC_TASK))
     return messages
+
+
+E_POOLING_DATABASE = "headgate.E040"
+W_POOLING_PREPARED = "headgate.W041"
+W_POOLING_SESSION_STATE = "headgate.W042"
+
+
+@checks.register("headgate")
+def check_pooling(app_configs=None, **kwargs):
+    """HEADGATE["POOLING"] names known PostgreSQL aliases (headgate.E040); a transaction-pooled
+    alias has no option that needs a server session of its own (headgate.W041, W042). The
+    values themselves are part of headgate.E001."""
+    from .conf import TRANSACTION_POOLING
+
+    values, _ = validate_settings()
+    pooling = values.get("pooling")
+    if not isinstance(pooling, dict):
+        return []
+    messages = []
+    for alias, mode in pooling.items():
+        name = f"HEADGATE['POOLING'][{alias!r}]"
+        database = settings.DATABASES.get(alias)
+        if database is None:
+            messages.append(checks.Error(
+                f"{name} names a database alias that is not in DATABASES "
+                f"(known: {', '.join(sorted(settings.DATABASES))}).", obj=name, id=E_POOLING_DATABASE))
+            continue
+        if mode != TRANSACTION_POOLING:
+            continue
+        if "postgresql" not in database.get("ENGINE", ""):
+            messages.append(checks.Error(
+                f"{name} is 'transaction', but {alias!r} is not a PostgreSQL database "
+                f"({database.get('ENGINE')}): transaction pooling is PgBouncer's mode.",
+                obj=name, id=E_POOLING_DATABASE))
+            continue
+        messages.extend(_session_state_warnings(name, alias, database))
+    return messages
+
+
+def _session_state_warnings(name, alias, database):
+    options = database.get("OPTIONS") or {}
+    if options.get("server_side_binding") is True and options.get("prepare_threshold") is not None:
+        yield checks.Warning(
+            f"DATABASES[{alias!r}]['OPTIONS'] turns on prepared statements (server_side_binding with "
+            f"prepare_threshold {options['prepare_threshold']!r}) and {name} is 'transaction': PgBouncer "
+            "before 1.21 fails with 'prepared statement ... does not exist'.",
+            hint="Remove prepare_threshold, or run PgBouncer >= 1.21 with max_prepared_statements > 0.",
+            obj=name, id=W_POOLING_PREPARED)
+    if options.get("assume_role"):
+        yield checks.Warning(
+            f"DATABASES[{alias!r}]['OPTIONS']['assume_role'] is a session SET ROLE, which transaction "
+            f"pooling ({name}) does not keep.", hint="Connect as that role instead.",
+            obj=name, id=W_POOLING_SESSION_STATE)
+    if not database.get("DISABLE_SERVER_SIDE_CURSORS"):
+        yield checks.Warning(
+            f"{name} is 'transaction' but DATABASES[{alias!r}]['DISABLE_SERVER_SIDE_CURSORS'] is not "
+            "True: QuerySet.iterator() then needs a server session of its own.",
+            hint="Set DISABLE_SERVER_SIDE_CURSORS = True (Django's advice for transaction pooling).",
+            obj=name, id=W_POOLING_SESSION_STATE)

@@ -66,6 +66,9 @@ HEARTBEAT_PRUNE_MAX_BATCHES_DEFAULT = 1
 HEARTBEAT_PRUNE_TIMEOUT_DEFAULT = 5
 HEARTBEAT_PRUNE_FULL_BATCH_BACKOFF_DEFAULT = MINUTE
 HEARTBEAT_PRUNE_FAILURE_BACKOFF_DEFAULT = HOUR
+#: HEADGATE["POOLING"] values: "session" behaves as a direct connection.
+TRANSACTION_POOLING = "transaction"
+POOLING_MODES = ("session", TRANSACTION_POOLING)
 #: The archive prune handles closed months; a batch is this many months with rows.
 ARCHIVE_PRUNE_BATCH_SIZE_DEFAULT = 12
 ARCHIVE_PRUNE_BATCH_SIZE_RANGE = (1, 100)
@@ -91,6 +94,8 @@ def _duty_fields(section, prefix="", *, timeout=BATCH_TIMEOUT_DEFAULT, max_batch
 
 FIELDS = (
     Field(("DATABASE",), "default", "str", doc="Database alias that holds the Headgate tables."),
+    Field(("POOLING",), {}, "mapping",
+          doc="Pooler mode per database alias: 'session' (or direct) or 'transaction' (PgBouncer)."),
     Field(("DEFAULT_QUEUE",), "default", "queue", doc="Queue used when enqueue() names none."),
     Field(("DEFAULT_MAX_ATTEMPTS",), 3, "int", 1, 100, "Attempts before a failing job is dead."),
     Field(("LEASE_SECONDS",), 30, "duration", 5, DAY, "Lease a worker takes on a claimed job."),
@@ -299,6 +304,13 @@ def _cross_field_errors(values):
             f"HEADGATE['WORKER']['WATCHDOG'] ({watchdog:g} s) must exceed "
             f"HEADGATE['WORKER']['STATEMENT_TIMEOUT'] ({budget:g} s).",
         ))
+    pooling = values.get("pooling")
+    if isinstance(pooling, dict):
+        errors.extend(
+            (f"HEADGATE['POOLING'][{alias!r}]",
+             f"HEADGATE['POOLING'][{alias!r}] must be one of {', '.join(map(repr, POOLING_MODES))} (got "
+             f"{mode!r}); statement pooling cannot work: Headgate's writes are multi-statement transactions.")
+            for alias, mode in pooling.items() if mode not in POOLING_MODES)
     classes = values.get("retention_classes")
     if isinstance(classes, dict):
         errors.extend(retention_class_setting_errors(classes))
@@ -325,6 +337,22 @@ def get_settings():
 def get_database_alias():
     """The database alias that holds the Headgate tables (``HEADGATE["DATABASE"]``)."""
     return get_settings().database
+
+
+def transaction_pooled(alias):
+    """True when ``alias`` reaches the database through a transaction-pooling PgBouncer
+    (``HEADGATE["POOLING"][alias] == "transaction"``): no session state survives a transaction."""
+    return get_settings().pooling.get(alias) == TRANSACTION_POOLING
+
+
+def prepared_statements_enabled(alias):
+    """Whether Headgate may use server-side prepared statements on ``alias``: never under
+    transaction pooling (a prepared statement lives in one server session; PgBouncer before
+    1.21 cannot carry it across), else ``HEADGATE["PREPARED_STATEMENTS"]`` where that setting
+    exists (True otherwise)."""
+    if transaction_pooled(alias):
+        return False
+    return getattr(get_settings(), "prepared_statements", True)
 
 
 @receiver(setting_changed)

@@ -118,6 +118,10 @@ class UnsupportedOnVendor(HeadgateError):
     """This feature is not supported on this database vendor."""
 
 
+class UnsupportedUnderTransactionPooling(HeadgateError):
+    """This operation needs a server session of its own, which transaction pooling does not give."""
+
+
 class WorkerStartFailed(HeadgateError):
     """The worker could not reach its database within HEADGATE['WORKER']['STARTUP_TIMEOUT']."""
 

@@ -50,6 +50,8 @@ class MaintenanceRunner:
         self._wait_seconds = 0.0
         self._prepared = False
         self.stopped = threading.Event()
+        #: The label of this runner's connection in the server's session list (pg_stat_activity).
+        self.session_name = "headgate maintain"
 
     def prepare(self):
         """Register ``HEADGATE["RETENTION_CLASSES"]`` so they exist before any duty runs
@@ -66,12 +68,14 @@ class MaintenanceRunner:
     def run_once(self):
         """Each enabled duty exactly one pass, now, whatever its cadence. Returns the outcomes."""
         self.prepare()
+        self.store.name_session(self.session_name)
         return [self._run(duty) for duty in self.duties if duty.enabled]
 
     def run_due(self):
         """Run the duties whose time has come; returns their outcomes. Raises DatabaseError only
         when the store clock cannot be read (a duty reports its own failures)."""
         self.prepare()
+        self.store.name_session(self.session_name)
         started = time.monotonic()
         now = self.clock()
         schedule = self._load_schedule()

@@ -25,6 +25,7 @@ from types import SimpleNamespace
 from django.db import connections, transaction
 from django.db.models import UUIDField
 
+from ..conf import transaction_pooled
 from ..exceptions import StaleLease
 from .contract import contract_gaps, runs, vendor_supplies
 from .contract.heartbeats import HeartbeatsContract
@@ -82,6 +83,18 @@ class BaseStore(JobsContract, HeartbeatsContract, SweepContract, WorkerContract)
 
     def cursor(self):
         return self.connection.cursor()
+
+    @property
+    def transaction_pooled(self):
+        """The alias reaches the server through a transaction-pooling PgBouncer
+        (``HEADGATE["POOLING"]``): no session state (``SET``, ``LISTEN``, session advisory locks,
+        prepared statements) outlives one transaction, so the store keeps none."""
+        return transaction_pooled(self.alias)
+
+    @property
+    def wakes_on_notify(self):
+        """Idle workers wait for a NOTIFY (else they poll): LISTEN needs a session of its own."""
+        return self.supports_listen_notify and not self.transaction_pooled
 
     def atomic(self):
         return transaction.atomic(using=self.alias)

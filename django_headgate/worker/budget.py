@@ -9,11 +9,19 @@ undone when the worker stops. Job threads' connections are the tasks' own: never
 """
 
 
-class TimeBudget:
-    """Keeps the budget on the calling thread's connection of ``store``'s alias."""
+def session_name(role, worker_id):
+    """The label of one of a worker's connections in the server's session list: the role first
+    (PostgreSQL keeps 63 bytes of an application_name)."""
+    return f"headgate {role} {worker_id}"
 
-    def __init__(self, store, statement_seconds, lock_seconds):
+
+class TimeBudget:
+    """Keeps the budget on the calling thread's connection of ``store``'s alias, and labels that
+    connection ``session_name`` (unless the host named it)."""
+
+    def __init__(self, store, statement_seconds, lock_seconds, session_name=None):
         self._store = store
+        self._session_name = session_name
         self._statement_seconds = statement_seconds
         self._lock_seconds = lock_seconds
         self._raw = None  # the driver connection the budget was set on
@@ -26,6 +34,8 @@ class TimeBudget:
         connection.ensure_connection()
         if connection.connection is not self._raw:
             self._previous = self._store.set_worker_time_budget(self._statement_seconds, self._lock_seconds)
+            if self._session_name:
+                self._store.name_session(self._session_name)
             self._raw = connection.connection
 
     def clear(self):

@@ -28,7 +28,7 @@ logger = logging.getLogger(__name__)
 class LeaseKeeper(threading.Thread):
     def __init__(self, *, store, worker_id, instance_id, lease_seconds, heartbeat_seconds,
                  held_leases, register_heartbeat, on_lease_lost, allows_renewal=lambda: True,
-                 tick_seconds=5.0, budget_seconds=(5.0, 2.0), ratelog=None):
+                 tick_seconds=5.0, budget_seconds=(5.0, 2.0), ratelog=None, session_name=None):
         super().__init__(name="headgate-lease-keeper", daemon=True)
         self.store = store
         self.worker_id = worker_id
@@ -42,7 +42,7 @@ class LeaseKeeper(threading.Thread):
         self.allows_renewal = allows_renewal  # callable -> False once the watchdog fired
         self.tick_seconds = tick_seconds  # longest pause between iterations
         self.ratelog = ratelog or RateLimitedLog(logger)
-        self.budget = TimeBudget(store, *budget_seconds)
+        self.budget = TimeBudget(store, *budget_seconds, session_name=session_name)
         self.stopped = threading.Event()
         self.progress_at = time.monotonic()
 

@@ -13,6 +13,7 @@ from django.db import DatabaseError, connections
 from ..exceptions import WorkerStartFailed
 from ..policies import register_configured_classes
 from .backoff import reconnect_delay_seconds
+from .budget import session_name
 from .dberrors import describe_database_error
 
 logger = logging.getLogger(__name__)
@@ -81,10 +82,16 @@ class ServicesMixin:
                            extra={**self._log, "action": "db_error"})
 
     def _start_listener(self):
-        if not self.store.supports_listen_notify:
+        if self.store.supports_listen_notify and self.store.transaction_pooled:
+            logger.info("Database %r is behind a transaction-pooling PgBouncer (HEADGATE['POOLING']): "
+                        "no LISTEN, the worker polls (at most every %g s), and its connections carry "
+                        "no session time budget.", self.store.alias, self.conf.poll_interval,
+                        extra={**self._log, "action": "transaction_pooling"})
+        if not self.store.wakes_on_notify:
             return None
         thread = threading.Thread(target=self.store.listen_for_jobs, name="headgate-listener",
-                                  args=(self._wake, self._stopping), daemon=True)
+                                  args=(self._wake, self._stopping, session_name("listener", self.worker_id)),
+                                  daemon=True)
         thread.start()
         return thread
 

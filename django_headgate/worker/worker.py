@@ -23,7 +23,7 @@ from ..conf import get_settings
 from ..store import get_store
 from .acknowledger import Acknowledger
 from .backoff import reconnect_delay_seconds
-from .budget import TimeBudget
+from .budget import TimeBudget, session_name
 from .dberrors import describe_database_error
 from .keeper import LeaseKeeper
 from .logs import RateLimitedLog
@@ -68,13 +68,15 @@ class Worker(ShutdownMixin, ServicesMixin):
         if maintenance is not None:
             # The heartbeat prune inside this worker must never delete this worker's own row.
             maintenance.exclude_identity((self.worker_id, self.instance_id))
+            maintenance.session_name = session_name("maintenance", self.worker_id)
         self.stats = WorkerStats()
         self._log = {"worker_id": self.worker_id}
         self._ratelog = RateLimitedLog(logger)
         # No statement may hold the loop past the watchdog (a short lease lowers both).
         statement_seconds = min(conf.worker_statement_timeout, self.watchdog_seconds / 2)
         self._budget_seconds = (statement_seconds, min(conf.worker_lock_timeout, statement_seconds))
-        self._budget = TimeBudget(self.store, *self._budget_seconds)
+        self._budget = TimeBudget(self.store, *self._budget_seconds,
+                                  session_name=session_name("worker", self.worker_id))
         self._held = {}  # job id -> ClaimedJob: buffered, running, or finished and unwritten
         self._held_lock = threading.Lock()
         self._running = set()  # ids of jobs a thread has started and not finished
@@ -115,7 +117,7 @@ class Worker(ShutdownMixin, ServicesMixin):
             held_leases=self._held_leases, register_heartbeat=self.register_heartbeat,
             on_lease_lost=self._lease_lost, allows_renewal=watchdog.allows_renewal,
             tick_seconds=self.watchdog_seconds / 4, budget_seconds=self._budget_seconds,
-            ratelog=self._ratelog,
+            ratelog=self._ratelog, session_name=session_name("keeper", self.worker_id),
         )
         watchdog.progress.update({"claim loop": lambda: self._progress_at,
                                   "lease keeper": lambda: keeper.progress_at})
@@ -205,7 +207,7 @@ class Worker(ShutdownMixin, ServicesMixin):
         low, a NOTIFY, or the poll interval (capped so the watchdog sees iterations)."""
         cap = self.watchdog_seconds / 3
         if not self._held:
-            timeout = self.conf.poll_interval if self.store.supports_listen_notify else idle_wait
+            timeout = self.conf.poll_interval if self.store.wakes_on_notify else idle_wait
             self._wake.wait(min(timeout, cap))
             return
         deadline = time.monotonic() + min(1.0, cap)

@@ -68,7 +68,7 @@ class HeartbeatsContract:
                 with self.cursor() as cursor:
                     cursor.execute(self.sql.SQL_UNLOCK, [key])
 
-    def listen_for_jobs(self, wake, stop):
-        """Blocking wake-up loop for a listener thread (only where ``supports_listen_notify``);
-        elsewhere raises ``UnsupportedOnVendor``."""
+    def listen_for_jobs(self, wake, stop, session_name=None):
+        """Blocking wake-up loop for a listener thread (only where ``wakes_on_notify``; its
+        connection is labelled ``session_name``); elsewhere raises ``UnsupportedOnVendor``."""
         raise UnsupportedOnVendor(f"LISTEN/NOTIFY is not available on {self.vendor}.", vendor=self.vendor)

@@ -64,3 +64,7 @@ class WorkerContract:
     @vendor_supplies
     def clear_worker_time_budget(self, previous):
         """Undo :meth:`set_worker_time_budget` on this thread's connection."""
+
+    def name_session(self, name):
+        """Label this thread's connection ``name`` in the server's session list, unless the host
+        named it already (PostgreSQL ``application_name``; other vendors have no such label)."""

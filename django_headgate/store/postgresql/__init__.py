@@ -23,6 +23,14 @@ class PostgreSQLStore(PostgreSQLJobs, PostgreSQLHeartbeats, PostgreSQLSweep, Pos
 
     @contextmanager
     def time_limit(self, seconds):
+        if self.transaction_pooled:
+            # No session setting survives a transaction: the block becomes one transaction
+            # with a local limit (its own transactions become savepoints).
+            with self.atomic():
+                with self.cursor() as cursor:
+                    cursor.execute(SQL_SET_LOCAL_STATEMENT_TIMEOUT, [f"{max(1, round(seconds * 1000))}ms"])
+                yield
+            return
         with self.cursor() as cursor:
             cursor.execute(SQL_GET_STATEMENT_TIMEOUT, [])
             previous = cursor.fetchone()[0]
@@ -42,3 +50,5 @@ class PostgreSQLStore(PostgreSQLJobs, PostgreSQLHeartbeats, PostgreSQLSweep, Pos
 SQL_GET_STATEMENT_TIMEOUT = "SELECT current_setting('statement_timeout')"
 # Session-wide (set_config(..., false)) so that it covers each transaction of the batch.
 SQL_SET_SESSION_STATEMENT_TIMEOUT = "SELECT set_config('statement_timeout', %s, false)"
+# Under transaction pooling: the batch is one transaction, limited by SET LOCAL.
+SQL_SET_LOCAL_STATEMENT_TIMEOUT = "SELECT set_config('statement_timeout', %s, true)"

@@ -169,7 +169,9 @@ class PostgreSQLArchiveHorizon(ArchiveHorizonOps):
     def retire_month(self, partition, lock_timeout_seconds):
         table = self.quote(partition)
         pending = self._fetch(SQL_DETACH_PENDING, [partition.table_name])
-        if self.store.connection.in_atomic_block:
+        # DETACH CONCURRENTLY runs outside a transaction under a session lock_timeout, which
+        # transaction pooling cannot keep: there, the locking DETACH in one transaction.
+        if self.store.connection.in_atomic_block or self.store.transaction_pooled:
             with self.store.atomic(), self.store.cursor() as cursor:
                 self._lock_timeout(cursor, lock_timeout_seconds)
                 cursor.execute(SQL_LOCK.format(table=table), [])

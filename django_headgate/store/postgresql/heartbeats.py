@@ -1,12 +1,15 @@
 """PostgreSQL store, heartbeats section: heartbeat rows, their prune (SKIP LOCKED, a time budget
-per transaction), session advisory locks and the LISTEN loop."""
+per transaction), advisory locks (session-level; under transaction pooling transaction-level, on
+a connection of their own) and the LISTEN loop."""
 
 import logging
 import random
+from contextlib import contextmanager
 
 import psycopg
 from django.db import DatabaseError, connections
 
+from ...exceptions import UnsupportedUnderTransactionPooling
 from ..base import lock_key
 from ..fragments import (  # noqa: F401  (SQL_DELETE_HEARTBEAT: a statement of this vendor)
     EXCLUDE_OWN_HEARTBEAT, RENEW_HEARTBEAT, SQL_DELETE_HEARTBEAT, STALE_HEARTBEATS, register_heartbeat,
@@ -39,6 +42,8 @@ SQL_SET_LOCAL_TIMEOUTS = (
 # Session-level advisory lock, taken without waiting.
 SQL_TRY_LOCK = "SELECT pg_try_advisory_lock(%s)"
 SQL_UNLOCK = "SELECT pg_advisory_unlock(%s)"
+# Transaction-level advisory lock, taken without waiting; released when the transaction ends.
+SQL_TRY_XACT_LOCK = "SELECT pg_try_advisory_xact_lock(%s)"
 
 SQL_LISTEN = f"LISTEN {NOTIFY_CHANNEL}"
 
@@ -55,15 +60,46 @@ class PostgreSQLHeartbeats:
     def lock_param(self, name):
         return lock_key(name)  # pg_try_advisory_lock takes a bigint
 
-    def listen_for_jobs(self, wake, stop, timeout=0.2):
+    @contextmanager
+    def singleton_lock(self, name):
+        if not self.transaction_pooled:
+            with super().singleton_lock(name) as taken:
+                yield taken
+            return
+        # A session lock would stay on whichever server connection took it (its unlock may reach
+        # another one). A transaction holds one server connection until it ends, so the lock is a
+        # transaction-level one, in a transaction left open on a connection of its own for the
+        # whole pass (this thread's connection commits the pass's batches meanwhile).
+        holder = connections.create_connection(self.alias)
+        try:
+            holder.set_autocommit(False)
+            with holder.cursor() as cursor:
+                cursor.execute(SQL_TRY_XACT_LOCK, [self.lock_param(name)])
+                taken = bool(cursor.fetchone()[0])
+            yield taken
+        finally:
+            try:
+                holder.rollback()
+            except DatabaseError:
+                pass  # the lock went with its transaction anyway
+            finally:
+                holder.close()
+
+    def listen_for_jobs(self, wake, stop, session_name=None, timeout=0.2):
         """Blocking loop for a listener thread: LISTEN, then set ``wake`` on every NOTIFY until
         ``stop`` is set. Uses this thread's own connection (autocommit, so LISTEN applies now)."""
+        if self.transaction_pooled:
+            raise UnsupportedUnderTransactionPooling(
+                f"LISTEN needs a server session of its own, and HEADGATE['POOLING'][{self.alias!r}] is "
+                "'transaction': workers on this alias poll instead.", alias=self.alias)
         connection = connections[self.alias]
         failures = 0
         try:
             while not stop.is_set():
                 try:
                     connection.ensure_connection()
+                    if session_name:
+                        self.name_session(session_name)
                     raw = connection.connection
                     raw.execute(SQL_LISTEN)
                     failures = 0

@@ -71,6 +71,8 @@ SQL_SET_WORKER_SESSION = (
 SQL_RESET_WORKER_SESSION = (
     "RESET statement_timeout", "RESET lock_timeout", "RESET enable_bitmapscan", "RESET enable_seqscan",
 )
+# Label the session in pg_stat_activity, unless the host set an application_name.
+SQL_NAME_SESSION = "SELECT set_config('application_name', %s, false) WHERE current_setting('application_name') = ''"
 
 
 class PostgreSQLWorker:
@@ -112,13 +114,28 @@ class PostgreSQLWorker:
             cursor.execute(SQL_RELEASE, [[str(i) for i in ids], list(fences), worker_id])
             return {row[0] for row in cursor.fetchall()}
 
+    # Under transaction pooling a session setting would land on whichever server connection
+    # served that statement and stay there for the pool's other clients: none is set.
     def set_worker_time_budget(self, statement_seconds, lock_seconds):
+        if self.transaction_pooled:
+            return None
         with self.cursor() as cursor:
             cursor.execute(SQL_SET_WORKER_SESSION, [f"{max(1, round(statement_seconds * 1000))}",
                                                     f"{max(1, round(lock_seconds * 1000))}"])
         return None
 
     def clear_worker_time_budget(self, previous):
+        if self.transaction_pooled:
+            return
         with self.cursor() as cursor:
             for statement in SQL_RESET_WORKER_SESSION:
                 cursor.execute(statement, [])
+
+    def name_session(self, name):
+        if self.transaction_pooled:
+            return  # PgBouncer would carry the label to the pool's other clients
+        self.connection.ensure_connection()
+        if self.connection.connection.info.parameter_status("application_name"):
+            return  # named already (by the host's OPTIONS, or an earlier call): no round trip
+        with self.cursor() as cursor:
+            cursor.execute(SQL_NAME_SESSION, [name])
