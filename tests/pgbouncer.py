@@ -123,6 +123,7 @@ max_client_conn = 100
             connections.settings[name] = {
                 **connections["default"].settings_dict, "HOST": "127.0.0.1", "PORT": str(self.port),
                 "NAME": self.database(mode), "DISABLE_SERVER_SIDE_CURSORS": True, "OPTIONS": {},
+                "TEST": {"MIRROR": "default"},  # the test database itself: never flushed twice
             }
 
     def unregister_aliases(self):

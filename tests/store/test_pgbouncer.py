@@ -14,7 +14,12 @@ from django_headgate.store import get_store
 from tests.acceptance.helpers import wait_for
 from tests.pgbouncer import ALIASES
 
-pytestmark = [pytest.mark.django_db(transaction=True, databases=["default", *ALIASES]), pytest.mark.slow]
+pytestmark = pytest.mark.slow
+
+
+def through(*aliases):
+    """Database access for the test: the direct test database and these PgBouncer aliases."""
+    return pytest.mark.django_db(transaction=True, databases=["default", *aliases])
 
 LOCK = "headgate.duty.pgbouncer-test"
 
@@ -34,6 +39,7 @@ def _setting(alias, name):
 
 
 @pytest.mark.parametrize("mode", ["session", "transaction"])
+@through(*ALIASES)
 def test_singleton_lock_excludes_a_direct_maintainer_and_is_released(pgbouncer, mode):
     direct = get_store("default")
     alias = f"bouncer_{mode}"
@@ -51,6 +57,7 @@ def test_singleton_lock_excludes_a_direct_maintainer_and_is_released(pgbouncer, 
             assert other
 
 
+@through("bouncer_transaction", "bouncer_transaction_b")
 def test_two_transaction_pooled_maintainers_exclude_each_other(pgbouncer):
     first, second = "bouncer_transaction", "bouncer_transaction_b"
     with pgbouncer.pooling(first, second):
@@ -62,6 +69,7 @@ def test_two_transaction_pooled_maintainers_exclude_each_other(pgbouncer):
             assert other
 
 
+@through("bouncer_transaction")
 def test_time_limit_is_local_to_the_batch_under_transaction_pooling(pgbouncer):
     alias = "bouncer_transaction"
     with pgbouncer.pooling(alias):
@@ -74,6 +82,7 @@ def test_time_limit_is_local_to_the_batch_under_transaction_pooling(pgbouncer):
         assert _setting(alias, "statement_timeout") == "0"
 
 
+@through("bouncer_transaction")
 def test_worker_session_settings_are_not_set_under_transaction_pooling(pgbouncer):
     alias = "bouncer_transaction"
     with pgbouncer.pooling(alias):
@@ -85,6 +94,7 @@ def test_worker_session_settings_are_not_set_under_transaction_pooling(pgbouncer
         store.clear_worker_time_budget(None)
 
 
+@through("bouncer_transaction", "bouncer_session")
 def test_listen_is_refused_under_transaction_pooling_and_works_under_session_pooling(pgbouncer):
     alias = "bouncer_transaction"
     with pgbouncer.pooling(alias):

@@ -114,3 +114,20 @@ def progress_unstorable(marker):
     job.set_progress({"note": f"{marker}\x00"})
     job.append_output(f"{marker}\x00\ud800\n")
     return "ok"
+
+
+@headgate.task
+def hold_connection(marker_dir, release_path):
+    """Use this job thread's database connection (PostgreSQL), write its backend pid into
+    ``marker_dir``, and keep it until ``release_path`` exists (at most 120 s)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    with open(os.path.join(marker_dir, str(pid)), "w"):
+        pass
+    deadline = time.monotonic() + 120
+    while not os.path.exists(release_path) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return pid
