@@ -108,9 +108,9 @@ def spawn(transactional_db):
     """Start ``manage.py <args>`` against the test database; every process is killed at teardown."""
     processes = []
 
-    def start(*args, **kwargs):
+    def start(*args, env=None, **kwargs):
         process = subprocess.Popen(
-            manage_command(*args), env=subprocess_env(), cwd=ROOT,
+            manage_command(*args), env=env or subprocess_env(), cwd=ROOT,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs,
         )
         processes.append(process)
@@ -130,8 +130,8 @@ def spawn(transactional_db):
 def run_manage(transactional_db):
     """Run ``manage.py <args>`` to completion against the test database; returns CompletedProcess."""
 
-    def run(*args, timeout=120):
-        return subprocess.run(manage_command(*args), env=subprocess_env(), cwd=ROOT,
+    def run(*args, timeout=120, env=None):
+        return subprocess.run(manage_command(*args), env=env or subprocess_env(), cwd=ROOT,
                               capture_output=True, text=True, timeout=timeout)
 
     return run
