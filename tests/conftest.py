@@ -12,7 +12,7 @@ from django_headgate.archive_months import forget_prepared_layout
 from django_headgate.retention import forget_known_classes
 from django_headgate.store import get_store
 
-from .pgbouncer import pgbouncer  # noqa: F401  (a session fixture: tests/pgbouncer.py)
+from .support.pgbouncer import pgbouncer  # noqa: F401  (a session fixture: tests/support/pgbouncer.py)
 from .skip_report import pytest_terminal_summary  # noqa: F401  (a pytest hook: the skip summary)
 from .support.periodic import EVERY_MINUTE, periodic_settings, tick_clock_of
 

@@ -86,7 +86,7 @@ if os.environ.get("HG_TEST_SHUTDOWN_TIMEOUT"):
     HEADGATE["SHUTDOWN_TIMEOUT"] = float(os.environ["HG_TEST_SHUTDOWN_TIMEOUT"])
 if os.environ.get("HG_TEST_STARTUP_TIMEOUT"):
     HEADGATE["WORKER"] = {"STARTUP_TIMEOUT": float(os.environ["HG_TEST_STARTUP_TIMEOUT"])}
-# Subprocesses of the PgBouncer tests connect through one of its pools (tests/pgbouncer.py).
+# Subprocesses of the PgBouncer tests connect through one of its pools (tests/support/pgbouncer.py).
 if os.environ.get("HG_TEST_POOLING"):
     HEADGATE["POOLING"] = {"default": os.environ["HG_TEST_POOLING"]}
     DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True

@@ -1,4 +1,4 @@
-"""Worker and maintainer processes through a real PgBouncer (tests/pgbouncer.py), and the
+"""Worker and maintainer processes through a real PgBouncer (tests/support/pgbouncer.py), and the
 connection budget of docs/scaling.md counted in pg_stat_activity. PostgreSQL pass only."""
 
 import signal
@@ -9,7 +9,8 @@ from django.db import connection
 import django_headgate as headgate
 from django_headgate.models import Job, WorkerHeartbeat
 from django_headgate.store import get_store
-from tests.acceptance.helpers import finish, wait_for
+from tests.acceptance.helpers import finish
+from tests.support.waiting import wait_for
 from tests.conftest import subprocess_env
 from tests.factories import JobFactory
 

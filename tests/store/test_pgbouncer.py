@@ -1,4 +1,4 @@
-"""The store through a real PgBouncer (tests/pgbouncer.py), PostgreSQL pass only: session pooling
+"""The store through a real PgBouncer (tests/support/pgbouncer.py), PostgreSQL pass only: session pooling
 keeps every session feature; under transaction pooling (HEADGATE["POOLING"]) the store keeps no
 session state: singleton locks are transaction-level locks held by a transaction of their own, a
 duty batch's time limit is SET LOCAL, LISTEN is refused with a clear error."""
@@ -11,8 +11,8 @@ from django.db import DatabaseError, connections
 import django_headgate as headgate
 from django_headgate.exceptions import UnsupportedUnderTransactionPooling
 from django_headgate.store import get_store
-from tests.acceptance.helpers import wait_for
-from tests.pgbouncer import ALIASES
+from tests.support.waiting import wait_for
+from tests.support.pgbouncer import ALIASES
 
 pytestmark = pytest.mark.slow
 
