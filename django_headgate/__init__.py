@@ -11,6 +11,7 @@ __version__ = "0.1.0"
 
 _EXPORTS = {
     "JobSpec": "api",
+    "Snooze": "snooze",
     "enqueue": "api",
     "enqueue_many": "api",
     "get_job": "api",

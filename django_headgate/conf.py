@@ -73,6 +73,9 @@ POOLING_MODES = ("session", TRANSACTION_POOLING)
 ARCHIVE_PRUNE_BATCH_SIZE_DEFAULT = 12
 ARCHIVE_PRUNE_BATCH_SIZE_RANGE = (1, 100)
 ARCHIVE_PRUNE_TIMEOUT_DEFAULT = 5 * MINUTE
+#: Snoozes a job may take (``raise headgate.Snooze``); the next one is a failed attempt.
+MAX_SNOOZES_DEFAULT = 100
+MAX_SNOOZES_RANGE = (0, 10_000)
 
 
 def _duty_fields(section, prefix="", *, timeout=BATCH_TIMEOUT_DEFAULT, max_batches=MAX_BATCHES_DEFAULT,
@@ -101,6 +104,8 @@ FIELDS = (
     Field(("LEASE_SECONDS",), 30, "duration", 5, DAY, "Lease a worker takes on a claimed job."),
     Field(("RETRY_BACKOFF_BASE",), 2, "duration", 0, HOUR, "First retry delay; doubles per attempt."),
     Field(("RETRY_BACKOFF_MAX",), HOUR, "duration", 1, 7 * DAY, "Upper bound of a retry delay."),
+    Field(("MAX_SNOOZES",), MAX_SNOOZES_DEFAULT, "int", *MAX_SNOOZES_RANGE,
+          "Snoozes a job may take; a snooze beyond them is a failed attempt (SnoozeLimitExceeded)."),
     Field(("POLL_INTERVAL",), 1, "duration", 0.05, MINUTE, "Longest idle wait between claims."),
     Field(("SHUTDOWN_TIMEOUT",), 30, "duration", 0, HOUR, "How long a stopping worker waits for jobs."),
     Field(("OUTPUT_MAX_CHARS",), 65536, "int", 1024, 10_000_000, "Output kept per job (the tail)."),

@@ -31,6 +31,10 @@ class InvalidTaskDefinition(HeadgateError):
     """The task cannot be registered: it must be a module-level function with valid options."""
 
 
+class InvalidTaskOption(InvalidTaskDefinition):
+    """An option of @headgate.task is invalid (``option`` names it); the task was not registered."""
+
+
 class InvalidArguments(InvalidJob):
     """The job arguments are not JSON-serialisable."""
 
@@ -124,6 +128,16 @@ class UnsupportedUnderTransactionPooling(HeadgateError):
 
 class WorkerStartFailed(HeadgateError):
     """The worker could not reach its database within HEADGATE['WORKER']['STARTUP_TIMEOUT']."""
+
+
+class InvalidSnooze(HeadgateError):
+    """Snooze takes a finite number of seconds (or a timedelta) from 0 to 7 days."""
+
+
+# Not raised to the task: the worker records it in ``errors`` when a job snoozes once more than
+# HEADGATE['MAX_SNOOZES'] allows (that snooze is then a failed attempt).
+class SnoozeLimitExceeded(HeadgateError):
+    """The job has snoozed HEADGATE['MAX_SNOOZES'] times; this snooze counts as a failed attempt."""
 
 
 # Never raised: it names the errors entry of a job whose result the database refused to store.

@@ -17,8 +17,10 @@ else is imported on behalf of a job.
 
 Options of ``@headgate.task``: ``queue``, ``priority``, ``max_attempts`` and ``retention_class``
 are the task's defaults at enqueue (an option given to ``enqueue()`` overrides them).
-``timeout``, ``retry_on``, ``no_retry_on`` and ``cron`` are validated and stored on the entry for
-the job-control features (DESIGN §12); they are not acted on yet.
+``retry_on``, ``no_retry_on`` and ``backoff`` are the task's retry rules, applied by the worker
+to each failed attempt (``retry_rules.py``); tasks registered otherwise keep the global ones.
+``timeout`` and ``cron`` are validated and stored on the entry for the job-control features
+(DESIGN §12).
 """
 
 import inspect
@@ -32,6 +34,7 @@ from django.utils.module_loading import autodiscover_modules
 
 from .exceptions import InvalidTaskDefinition, UnregisteredTask
 from .payload import check_text
+from .retry_rules import Backoff, check_backoff, check_retry_classes, is_retried
 from .validation import check_max_attempts, check_priority, check_queue_name
 
 logger = logging.getLogger(__name__)
@@ -56,11 +59,16 @@ class RegisteredTask:
     retry_on: tuple = field(default=())
     no_retry_on: tuple = field(default=())
     cron: str | None = None
+    backoff: Backoff | None = None  # the task's retry back-off; None: the global settings
 
     def enqueue_defaults(self):
         """The options ``enqueue()`` takes from the task when the caller gives none."""
         return {"queue": self.queue, "priority": self.priority, "max_attempts": self.max_attempts,
                 "retention_class": self.retention_class}
+
+    def retries(self, exc):
+        """True when a failed attempt that raised ``exc`` may be retried (``retry_on``, ``no_retry_on``)."""
+        return is_retried(exc, self.retry_on, self.no_retry_on)
 
 
 _tasks = {}  # dotted path -> RegisteredTask
@@ -81,14 +89,6 @@ def _check_module_level(func):
             "worker could not find it by its dotted path.")
 
 
-def _check_exception_classes(value, name):
-    classes = (value,) if isinstance(value, type) else tuple(value or ())
-    for cls in classes:
-        if not (isinstance(cls, type) and issubclass(cls, BaseException)):
-            raise InvalidTaskDefinition(f"{name} must be exception classes (got {cls!r}).")
-    return classes
-
-
 def _check_timeout(timeout):
     if timeout is None:
         return None
@@ -99,20 +99,23 @@ def _check_timeout(timeout):
     return float(timeout)
 
 
-def _check_options(queue, priority, max_attempts, retention_class, timeout, retry_on, no_retry_on, cron):
+def _check_options(queue, priority, max_attempts, retention_class, timeout, retry_on, no_retry_on, cron,
+                   backoff=None):
     if retention_class is not None and not (isinstance(retention_class, str) and retention_class):
         raise InvalidTaskDefinition(f"retention_class must be a class key (got {retention_class!r}).")
     if cron is not None and not (isinstance(cron, str) and cron.strip()):
         raise InvalidTaskDefinition(f"cron must be a cron expression string (got {cron!r}).")
+    retry_on, no_retry_on = check_retry_classes(retry_on, no_retry_on)
     return dict(
         queue=None if queue is None else check_queue_name(queue),
         priority=None if priority is None else check_priority(priority),
         max_attempts=None if max_attempts is None else check_max_attempts(max_attempts),
         retention_class=retention_class,
         timeout=_check_timeout(timeout),
-        retry_on=_check_exception_classes(retry_on, "retry_on"),
-        no_retry_on=_check_exception_classes(no_retry_on, "no_retry_on"),
+        retry_on=retry_on,
+        no_retry_on=no_retry_on,
         cron=cron,
+        backoff=check_backoff(backoff),
     )
 
 
@@ -135,15 +138,16 @@ def register_task(func, *, name=None, kind=NATIVE, replace=True, **options):
 
 
 def task(func=None, *, queue=None, priority=None, max_attempts=None, retention_class=None,
-         timeout=None, retry_on=(), no_retry_on=(), cron=None):
+         timeout=None, retry_on=(), no_retry_on=(), cron=None, backoff=None):
     """Register a module-level function as a Headgate task; return the function unchanged.
 
     Bare (``@headgate.task``) or with options (``@headgate.task(queue="billing", max_attempts=5)``).
     ``queue``, ``priority``, ``max_attempts`` and ``retention_class`` are the defaults of its jobs
-    (``enqueue()`` arguments override them); ``timeout``, ``retry_on``, ``no_retry_on`` and ``cron``
-    are stored for job control and not acted on yet."""
+    (``enqueue()`` arguments override them); ``retry_on``, ``no_retry_on`` and ``backoff`` (a dict
+    of ``base``, ``max``, ``jitter``) are its retry rules (``retry_rules.py``); ``timeout`` and
+    ``cron`` are for job control. Raises InvalidTaskOption naming a bad option."""
     options = dict(queue=queue, priority=priority, max_attempts=max_attempts, retention_class=retention_class,
-                   timeout=timeout, retry_on=retry_on, no_retry_on=no_retry_on, cron=cron)
+                   timeout=timeout, retry_on=retry_on, no_retry_on=no_retry_on, cron=cron, backoff=backoff)
 
     def decorate(function):
         register_task(function, **options)

@@ -12,8 +12,10 @@ Job lifecycle (native jobs and Django Tasks jobs alike; ``sender`` is the ``Job`
 - ``job_finished(job_id, queue, task, attempt, worker_id, outcome, seconds)``: in the job thread
   when the attempt ends, before the worker writes its outcome. ``outcome`` is ``"succeeded"``,
   ``"retrying"`` (failed; will run again after its back-off) or ``"dead"`` (failed for good:
-  attempts exhausted, or an error retrying cannot fix). A write the store then refuses (the job
-  was cancelled or rescued meanwhile: a stale fence) is not signalled again.
+  attempts exhausted, or an error retrying cannot fix or the task's retry rules refuse) or
+  ``"snoozed"`` (the task raised ``Snooze``: it runs again later, this attempt not counted; a
+  snooze beyond ``MAX_SNOOZES`` is a failure, ``"retrying"`` or ``"dead"``). A write the store
+  then refuses (the job was cancelled or rescued meanwhile: a stale fence) is not signalled again.
 
 Every lifecycle signal is sent with :func:`send_robustly`: a receiver that raises is logged
 (``action=job_signal_error``) and never changes the job, the enqueue or the worker.
@@ -33,11 +35,13 @@ job_started = Signal()
 job_finished = Signal()
 
 #: Values of ``job_finished``'s ``outcome``.
-OUTCOMES = ("succeeded", "retrying", "dead")
+OUTCOMES = ("succeeded", "retrying", "dead", "snoozed")
 
 
-def attempt_outcome(succeeded, give_up, attempt, max_attempts):
+def attempt_outcome(succeeded, give_up, attempt, max_attempts, snoozed=False):
     """The ``job_finished`` outcome of an attempt that ended this way."""
+    if snoozed:
+        return "snoozed"
     if succeeded:
         return "succeeded"
     return "dead" if give_up or attempt >= max_attempts else "retrying"

@@ -14,7 +14,7 @@ JOB_COLUMNS = (
     "unique_key, fingerprint, errors, tags, retention_class, created_at"
 )
 # Columns of a claimed job, in the order of ``ClaimedJob``.
-CLAIMED_COLUMNS = "id, queue, task, args, kwargs, attempts, max_attempts, fence"
+CLAIMED_COLUMNS = "id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes"
 # Columns of an archived job, in the order the sweep's archive copy selects them.
 ARCHIVE_COLUMNS = (
     "archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, "
@@ -62,6 +62,12 @@ SET_PROGRESS = "UPDATE headgate_job SET progress = {value} WHERE " + FENCED
 COMPLETE = (
     "UPDATE headgate_job SET state = 'succeeded', result = %s, finished_at = {now}, "
     "expires_at = {expires_now}, " + RELEASE_LEASE + " WHERE " + FENCED
+)
+# Snooze (fenced, as an acknowledgement): available again at {run_at} (the store clock + a bound
+# delay), the attempt not counted, one more snooze, lease cleared; the next claim moves the fence.
+SNOOZE = (
+    "UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = {run_at}, "
+    "snoozes = COALESCE(snoozes, 0) + 1, started_at = NULL, " + RELEASE_LEASE + " WHERE " + FENCED
 )
 # State of one job (primary key).
 SQL_GET_STATE = "SELECT state FROM headgate_job WHERE id = %s"

@@ -26,7 +26,8 @@ class NewJob:
 
 @dataclass(frozen=True, slots=True)
 class ClaimedJob:
-    """A job this worker now leases. ``attempt`` counts this run; ``fence`` guards its writes."""
+    """A job this worker now leases. ``attempt`` counts this run; ``fence`` guards its writes;
+    ``snoozes`` is how many times the job snoozed before (None: never)."""
 
     id: object
     queue: str
@@ -36,6 +37,7 @@ class ClaimedJob:
     attempt: int
     max_attempts: int
     fence: int
+    snoozes: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@ isolated from the others (DESIGN §8a).
 
 - Successes are acknowledged in one fenced statement together with the next claim
   (``store.acknowledge_and_claim``); a row someone else has locked is skipped, never waited for,
-  and tried again a little later.
+  and tried again a little later. Failures and snoozes are written one by one, each fenced.
 - When that statement fails for another reason than a lost connection, its rows are written one
   by one from then on, and the claim runs alone: one bad row never holds the others.
 - A row whose write keeps failing, or fails with a data error, is turned into something
@@ -26,14 +26,17 @@ from dataclasses import dataclass
 from django.db import DatabaseError
 
 from ..exceptions import StaleLease
+from ..retry_rules import Backoff
 from ..store.entries import dump_entry, error_entry
 from ..store.records import Completion
-from .backoff import retry_delay_seconds
+from .backoff import JITTER_FRACTION, retry_delay_seconds
 from .dberrors import describe_database_error, is_connection_error, is_deadlock, is_permanent_error
 from .executor import Outcome
 from .storable import storable_value
 
 logger = logging.getLogger(__name__)
+
+_GLOBAL_BACKOFF = Backoff()  # every field from the settings
 
 #: Row-level failures (not lost connections) before a write is made storable or given up.
 MAX_ROW_TRIES = 4
@@ -163,6 +166,8 @@ class Acknowledger:
             try:
                 if w.outcome.succeeded:
                     self._complete_alone(w, now)
+                elif w.outcome.is_snooze:
+                    self._snooze(w)
                 else:
                     self._fail(w)
             except DatabaseError as exc:
@@ -179,12 +184,11 @@ class Acknowledger:
 
     def _fail(self, w):
         job = w.job
-        delay = retry_delay_seconds(job.attempt, self.conf.retry_backoff_base, self.conf.retry_backoff_max)
         try:
             state = self.store.fail_job(job.id, job.fence, dump_entry(storable_value(w.outcome.error)),
-                                        delay, give_up=w.outcome.give_up)
+                                        self._retry_delay(w), give_up=w.outcome.give_up)
         except StaleLease:
-            state = self._own_earlier_failure(w)
+            state = self._own_earlier_write(w)
             if state is None:
                 self._stale(w)
                 return
@@ -196,9 +200,30 @@ class Acknowledger:
         })
         self._settle(w)
 
-    def _own_earlier_failure(self, w):
-        """After a lost connection, the failure may already be written: a row at our fence that
-        is no longer running (and was not cancelled) is ours. Returns its state, or None."""
+    def _retry_delay(self, w):
+        """Seconds before the retry of a failed attempt: the task's back-off, or the global one."""
+        base, ceiling, jitter = (w.outcome.backoff or _GLOBAL_BACKOFF).resolve(
+            self.conf.retry_backoff_base, self.conf.retry_backoff_max, JITTER_FRACTION)
+        return retry_delay_seconds(w.job.attempt, base, ceiling, jitter=jitter)
+
+    def _snooze(self, w):
+        job = w.job
+        try:
+            self.store.snooze_job(job.id, job.fence, w.outcome.snooze_seconds)
+        except StaleLease:
+            if self._own_earlier_write(w) != "available":
+                self._stale(w)
+                return
+        self.stats.snoozed += 1
+        logger.info("Job snoozed for %g s.", w.outcome.snooze_seconds, extra={
+            **self._log, "action": "job_snoozed", "job_id": str(job.id), "fence": job.fence,
+            "attempt": job.attempt,
+        })
+        self._settle(w)
+
+    def _own_earlier_write(self, w):
+        """After a lost connection, the failure or snooze may already be written: a row at our
+        fence that is no longer running (and was not cancelled) is ours. Returns its state, or None."""
         if not w.uncertain:
             return None
         state, fence = self.store.read_fences([w.job.id]).get(w.job.id, (None, None))
@@ -211,6 +236,9 @@ class Acknowledger:
             w.next_try_at = now + retry_delay_seconds(w.tries, 0.5, self.lease_seconds / 3)
             return
         job = w.job
+        if w.outcome.is_snooze:
+            self._give_up(w, "the snooze could not be written")  # nothing in it to make storable
+            return
         if w.outcome.succeeded:
             # The result cannot be stored: the job fails for good, saying so.
             w.outcome = Outcome(job, error=_unstorable_error(

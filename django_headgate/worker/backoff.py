@@ -5,15 +5,16 @@ import random
 JITTER_FRACTION = 0.25
 
 
-def retry_delay_seconds(attempt, base_seconds, max_seconds, rng=random):
+def retry_delay_seconds(attempt, base_seconds, max_seconds, rng=random, jitter=JITTER_FRACTION):
     """Delay before the retry that follows failed ``attempt`` (1-based).
 
-    ``base * 2**(attempt - 1)``, capped at ``max_seconds``, then spread by +/- 25 % so that
-    jobs failing together do not retry together. Never negative, never above ``max_seconds``.
+    ``base * 2**(attempt - 1)``, capped at ``max_seconds``, then spread by +/- ``jitter`` (25 %
+    by default; a task's ``backoff`` may set another fraction, or 0) so that jobs failing
+    together do not retry together. Never negative, never above ``max_seconds``.
     """
     exponential = base_seconds * (2 ** min(attempt - 1, 62))
     capped = min(exponential, max_seconds)
-    spread = capped * JITTER_FRACTION
+    spread = capped * jitter
     return max(0.0, min(max_seconds, capped + rng.uniform(-spread, spread)))
 
 

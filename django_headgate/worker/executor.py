@@ -9,9 +9,11 @@ from dataclasses import dataclass
 
 from django.db import connections
 
-from ..exceptions import UnknownTask
+from ..conf import MAX_SNOOZES_DEFAULT
+from ..exceptions import SnoozeLimitExceeded, UnknownTask
 from ..registry import get_task
 from ..signals import attempt_outcome, send_job_finished, send_job_started
+from ..snooze import Snooze
 from ..store.entries import error_entry
 from .context import JobContext, _set_current_job, json_result
 
@@ -20,16 +22,23 @@ logger = logging.getLogger(__name__)
 
 @dataclass(slots=True)
 class Outcome:
-    """How one run ended: a JSON result, or an error description (and whether to stop retrying)."""
+    """How one run ended: a JSON result, an error description (whether to stop retrying, and the
+    task's back-off), or a snooze of ``snooze_seconds``."""
 
     claimed: object
     result_json: str | None = None
     error: dict | None = None
     give_up: bool = False
+    backoff: object = None  # the task's retry_rules.Backoff, or None for the global one
+    snooze_seconds: float | None = None
 
     @property
     def succeeded(self):
-        return self.error is None
+        return self.error is None and self.snooze_seconds is None
+
+    @property
+    def is_snooze(self):
+        return self.snooze_seconds is not None
 
 
 # Database error texts quote row values: PostgreSQL's DETAIL/CONTEXT/HINT lines ("Key
@@ -60,27 +69,33 @@ def describe_error(exc, attempt, worker_id=None):
     )
 
 
-def run_job(claimed, store, worker_id, output_max_chars):
+def run_job(claimed, store, worker_id, output_max_chars, max_snoozes=MAX_SNOOZES_DEFAULT):
     """Call the job's task with its arguments; never raises. Returns an Outcome.
 
-    Sends ``job_started`` before the call and ``job_finished`` after it (robustly, and only
-    when a receiver is connected: ``signals.py``)."""
+    A ``Snooze`` the task raises is a snooze while the job has snoozed fewer than
+    ``max_snoozes`` times, else a failed attempt (``SnoozeLimitExceeded``). A failure is given
+    up at once when the task's ``retry_on`` / ``no_retry_on`` say so. Sends ``job_started``
+    before the call and ``job_finished`` after it (robustly, and only when a receiver is
+    connected: ``signals.py``)."""
     started = time.monotonic()
     send_job_started(claimed, worker_id)
-    outcome = _call_task(claimed, store, worker_id, output_max_chars)
+    outcome = _call_task(claimed, store, worker_id, output_max_chars, max_snoozes)
     send_job_finished(claimed, worker_id, attempt_outcome(
-        outcome.succeeded, outcome.give_up, claimed.attempt, claimed.max_attempts), time.monotonic() - started)
+        outcome.succeeded, outcome.give_up, claimed.attempt, claimed.max_attempts, snoozed=outcome.is_snooze),
+        time.monotonic() - started)
     return outcome
 
 
-def _call_task(claimed, store, worker_id, output_max_chars):
+def _call_task(claimed, store, worker_id, output_max_chars, max_snoozes):
     _set_current_job(JobContext(
         claimed.id, claimed.queue, claimed.task, claimed.attempt, claimed.max_attempts,
         claimed.fence, worker_id, store, output_max_chars,
     ))
+    entry = None
     try:
         # Never imports: a path that is not registered is UnregisteredTask (no retries).
-        func = get_task(claimed.task).func  # a function, or a Django Task (callable)
+        entry = get_task(claimed.task)
+        func = entry.func  # a function, or a Django Task (callable)
         value = func(*json.loads(claimed.args_json), **json.loads(claimed.kwargs_json))
         try:
             return Outcome(claimed, result_json=json_result(value))
@@ -88,11 +103,32 @@ def _call_task(claimed, store, worker_id, output_max_chars):
             # Retrying cannot make a result serialisable.
             error = TypeError(f"The task's return value is not JSON-serialisable: {exc}")
             return Outcome(claimed, error=describe_error(error, claimed.attempt, worker_id), give_up=True)
+    except Snooze as snooze:
+        return _snoozed(claimed, entry, snooze, worker_id, max_snoozes)
     except BaseException as exc:  # a task's failure, whatever it is, is the job's outcome
-        return Outcome(claimed, error=describe_error(exc, claimed.attempt, worker_id),
-                       give_up=isinstance(exc, UnknownTask))
+        return _failed(claimed, entry, exc, worker_id)
     finally:
         _set_current_job(None)
         for connection in connections.all(initialized_only=True):
             connection.close_if_unusable_or_obsolete()
 
+
+def _snoozed(claimed, entry, snooze, worker_id, max_snoozes):
+    """The Outcome of a ``Snooze``: a snooze while the job has snoozed fewer than ``max_snoozes``
+    times, else a failed attempt (``SnoozeLimitExceeded``, under the task's retry rules)."""
+    snoozes = claimed.snoozes or 0
+    if snoozes < max_snoozes:
+        return Outcome(claimed, snooze_seconds=snooze.seconds)
+    limit = SnoozeLimitExceeded(
+        f"The job has snoozed {snoozes} times (HEADGATE['MAX_SNOOZES'] is {max_snoozes}); this snooze "
+        "counts as a failed attempt.", snoozes=snoozes)
+    limit.__cause__ = snooze  # its traceback shows where the task snoozed
+    return _failed(claimed, entry, limit, worker_id)
+
+
+def _failed(claimed, entry, exc, worker_id):
+    """The Outcome of an attempt that raised ``exc``: given up at once for an unknown task or
+    when the task's retry rules refuse ``exc``; retried after the task's back-off otherwise."""
+    give_up = isinstance(exc, UnknownTask) or (entry is not None and not entry.retries(exc))
+    return Outcome(claimed, error=describe_error(exc, claimed.attempt, worker_id), give_up=give_up,
+                   backoff=entry.backoff if entry is not None else None)

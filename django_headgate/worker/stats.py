@@ -11,6 +11,8 @@ class WorkerStats:
     retried: int = 0
     dead: int = 0
     stale: int = 0
+    #: Jobs that raised Snooze and were written back to available (attempt not spent).
+    snoozed: int = 0
     #: Buffered jobs given back unstarted at a stop (attempt not spent): normal, exit status 0.
     released: int = 0
     #: Running jobs given back when the shutdown timeout passed (attempt not spent).
@@ -22,7 +24,7 @@ class WorkerStats:
 
     @property
     def finished(self):
-        return self.succeeded + self.retried + self.dead + self.stale
+        return self.succeeded + self.retried + self.dead + self.stale + self.snoozed
 
     @property
     def left_work_undone(self):

@@ -14,6 +14,7 @@ from collections import deque
 
 from django.db import connections
 
+from ..conf import MAX_SNOOZES_DEFAULT
 from .executor import run_job
 
 
@@ -58,8 +59,10 @@ class JobThreads:
     """``concurrency`` daemon threads running the buffer's jobs; ``on_start(job)`` when one
     begins, ``on_done(outcome)`` when it ends (both called on the job's thread)."""
 
-    def __init__(self, concurrency, buffer, store, worker_id, output_max_chars, on_start, on_done):
+    def __init__(self, concurrency, buffer, store, worker_id, output_max_chars, on_start, on_done,
+                 max_snoozes=MAX_SNOOZES_DEFAULT):
         self._buffer = buffer
+        self._max_snoozes = max_snoozes
         self._store = store
         self._worker_id = worker_id
         self._output_max_chars = output_max_chars
@@ -79,7 +82,8 @@ class JobThreads:
                 if claimed is None:
                     return
                 self._on_start(claimed)
-                self._on_done(run_job(claimed, self._store, self._worker_id, self._output_max_chars))
+                self._on_done(run_job(claimed, self._store, self._worker_id, self._output_max_chars,
+                                      self._max_snoozes))
         finally:
             connections.close_all()  # this thread's connections (the tasks' own)
 

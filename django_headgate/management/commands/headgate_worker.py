@@ -117,7 +117,8 @@ class Command(BaseCommand):
             self.stdout.write("")
         self.stdout.write(
             f"headgate_worker {worker.worker_id}: {stats.succeeded} succeeded, {stats.retried} retried, "
-            f"{stats.dead} dead, {stats.stale} rejected as stale."
+            f"{stats.dead} dead, {stats.stale} rejected as stale"
+            + (f", {stats.snoozed} snoozed." if stats.snoozed else ".")
         )
         if stats.released or stats.released_at_timeout or stats.abandoned:
             self.stdout.write(

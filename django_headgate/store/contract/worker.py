@@ -1,6 +1,6 @@
 """Store contract, worker section (DESIGN §8a): acknowledge and claim in one round trip where the
-vendor allows, lock-free renewal, fence reads, release without spending the attempt, and the
-session time budget of the worker's own connections."""
+vendor allows, lock-free renewal, fence reads, release without spending the attempt (at a stop,
+or by a snooze), and the session time budget of the worker's own connections."""
 
 from ..fragments import placeholders
 from . import runs, vendor_supplies
@@ -52,6 +52,18 @@ class WorkerContract:
                 if cursor.rowcount:
                     released.add(job_id)
         return released
+
+    @runs("SQL_SNOOZE")
+    def snooze_job(self, job_id, fence, delay_seconds):
+        """A running job snoozes (fenced, as an acknowledgement): ``available`` at the store clock
+        + ``delay_seconds``, ``attempts - 1`` (this run is not counted), ``snoozes + 1``, lease
+        and ``started_at`` cleared; ``errors`` and ``fence`` unchanged (the next claim moves the
+        fence). Raises StaleLease when the fence moved or the job no longer runs.
+
+        Default: ``SQL_SNOOZE`` (``fragments.SNOOZE``)."""
+        with self.cursor() as cursor:
+            cursor.execute(self.sql.SQL_SNOOZE, [self.duration_param(delay_seconds), self.db_uuid(job_id), fence])
+            self.fenced(cursor, job_id, fence)
 
     @vendor_supplies
     def set_worker_time_budget(self, statement_seconds, lock_seconds):

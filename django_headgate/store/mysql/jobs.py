@@ -124,7 +124,12 @@ class MySQLJobs:
                 SQL_CLAIM_UPDATE.format(ids=placeholders(len(rows))),
                 [worker_id, self.duration_param(lease_seconds), *(row[0] for row in rows)],
             )
+        return self.claimed_from_select(rows)
+
+    def claimed_from_select(self, rows):
+        """ClaimedJobs of the claim's selected rows, as the update that followed leased them."""
         return [
-            ClaimedJob(self.from_db_uuid(id_), queue, task, args, kwargs, attempts + 1, max_attempts, fence + 1)
-            for id_, queue, task, args, kwargs, attempts, max_attempts, fence in rows
+            ClaimedJob(self.from_db_uuid(id_), queue, task, args, kwargs, attempts + 1, max_attempts, fence + 1,
+                       snoozes)
+            for id_, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes in rows
         ]

@@ -2,8 +2,7 @@
 acknowledgements and renewals (one lock order, SKIP LOCKED), fence reads, release without
 spending the attempt, and the worker's session time budget."""
 
-from ..fragments import SQL_READ_FENCES, SQL_RELEASE, placeholders  # noqa: F401  (statements of this vendor)
-from ..records import ClaimedJob
+from ..fragments import SNOOZE, SQL_READ_FENCES, SQL_RELEASE, placeholders  # noqa: F401  (statements of this vendor)
 from . import jobs as job_statements
 from .jobs import EXPIRES_NOW, NOW, NOW_PLUS
 
@@ -29,6 +28,8 @@ WHERE id IN ({{ids}})
 SQL_RENEW_LOCKED = (
     f"UPDATE headgate_job SET lease_expires_at = {NOW_PLUS} WHERE id IN ({{ids}})"
 )
+# Snooze one job (fenced): available again after a bound duration, attempt not spent.
+SQL_SNOOZE = SNOOZE.format(run_at=NOW_PLUS)
 # The worker's session time budget: MariaDB max_statement_time (seconds, fractions allowed),
 # MySQL 8 max_execution_time (milliseconds, SELECT only); InnoDB row-lock waits in whole seconds.
 SQL_SET_MARIADB_BUDGET = "SET SESSION max_statement_time = %s, innodb_lock_wait_timeout = %s"
@@ -55,10 +56,7 @@ class MySQLWorker:
                 if rows:
                     cursor.execute(job_statements.SQL_CLAIM_UPDATE.format(ids=placeholders(len(rows))),
                                    [worker_id, self.duration_param(lease_seconds), *(row[0] for row in rows)])
-                claimed = [
-                    ClaimedJob(self.from_db_uuid(id_), queue, task, args, kwargs, attempts + 1, max_attempts, fence + 1)
-                    for id_, queue, task, args, kwargs, attempts, max_attempts, fence in rows
-                ]
+                claimed = self.claimed_from_select(rows)
         return accepted, claimed
 
     def _complete_unlocked(self, cursor, completions):

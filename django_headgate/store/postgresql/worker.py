@@ -2,6 +2,7 @@
 fence reads, release without spending the attempt, and the worker's session settings."""
 
 from ..records import ClaimedJob
+from ..fragments import SNOOZE
 from .jobs import CLAIM_CTES, EXPIRES_NOW, NOW, NOW_PLUS_SECONDS
 
 # Acknowledge and claim in ONE statement (one round trip, one commit). `ours`: the rows to
@@ -28,7 +29,7 @@ WITH done AS (
     RETURNING j.id
 ), {CLAIM_CTES}
 SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
-       NULL::bigint, NULL::integer AS priority, NULL::timestamptz AS run_at
+       NULL::bigint, NULL::integer, NULL::integer AS priority, NULL::timestamptz AS run_at
 FROM acked
 UNION ALL
 SELECT false, claimed.*, picked.priority, picked.run_at FROM claimed JOIN picked USING (id)
@@ -60,6 +61,8 @@ FROM unnest(%s::uuid[], %s::bigint[]) AS held(id, fence)
 WHERE j.id = held.id AND j.fence = held.fence AND j.state = 'running' AND j.lease_owner = %s
 RETURNING j.id
 """
+# Snooze one job (fenced): available again after a bound number of seconds, attempt not spent.
+SQL_SNOOZE = SNOOZE.format(run_at=NOW_PLUS_SECONDS.format(seconds="%s"))
 # The worker's session settings, and their undoing: the time budget (milliseconds), and no
 # bitmap or sequential scans. Every worker statement is an index lookup or an index-ordered
 # claim; with statistics older than a burst of enqueues the planner would otherwise sort every
@@ -89,7 +92,7 @@ class PostgreSQLWorker:
             cursor.execute(sql, params)
             rows = cursor.fetchall()
         accepted = {row[1] for row in rows if row[0]}
-        return accepted, [ClaimedJob(*row[1:9]) for row in rows if not row[0]]
+        return accepted, [ClaimedJob(*row[1:10]) for row in rows if not row[0]]
 
     def renew_unlocked_leases(self, worker_id, leases, lease_seconds):
         if not leases:

@@ -1,8 +1,8 @@
 """SQLite store, worker section: acknowledge a batch in one fenced statement and claim in the
 same transaction, fence reads, release without spending the attempt, the busy timeout."""
 
-from ..fragments import SQL_READ_FENCES, SQL_RELEASE  # noqa: F401  (statements of this vendor)
-from .jobs import EXPIRES_NOW, NOW
+from ..fragments import SNOOZE, SQL_READ_FENCES, SQL_RELEASE  # noqa: F401  (statements of this vendor)
+from .jobs import EXPIRES_NOW, NOW, NOW_PLUS
 
 # Acknowledge many jobs in one fenced statement (row values; primary key). {result} is NULL or
 # a CASE id WHEN ... THEN ... END of their results; {pairs} is one (%s, %s) per job.
@@ -13,6 +13,8 @@ SET state = 'succeeded', result = {{result}}, finished_at = {NOW}, expires_at = 
 WHERE state = 'running' AND (id, fence) IN (VALUES {{pairs}})
 RETURNING id
 """
+# Snooze one job (fenced): available again after a bound strftime modifier, attempt not spent.
+SQL_SNOOZE = SNOOZE.format(run_at=NOW_PLUS)
 # The connection's wait for the database lock, in milliseconds (SQLite has no statement
 # timeout; {ms} is an integer computed here, never caller text: PRAGMA takes no parameters).
 SQL_GET_BUSY_TIMEOUT = "PRAGMA busy_timeout"
