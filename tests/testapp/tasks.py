@@ -131,3 +131,6 @@ def hold_connection(marker_dir, release_path):
     while not os.path.exists(release_path) and time.monotonic() < deadline:
         time.sleep(0.05)
     return pid
+
+
+from . import retry_tasks  # noqa: E402, F401  (registers the snooze and retry-rule tasks)
