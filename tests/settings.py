@@ -81,9 +81,11 @@ HEADGATE = {
     "TASK_MODULES": ["tests.testapp.module_tasks"] + (
         ["tests.testapp.django_tasks"] if django.VERSION >= (6, 0) else []),
 }
-# Worker subprocesses of the stop and start-up tests shorten these through the environment.
+# Worker subprocesses of the stop, start-up and snooze tests set these through the environment.
 if os.environ.get("HG_TEST_SHUTDOWN_TIMEOUT"):
     HEADGATE["SHUTDOWN_TIMEOUT"] = float(os.environ["HG_TEST_SHUTDOWN_TIMEOUT"])
+if os.environ.get("HG_TEST_MAX_SNOOZES"):
+    HEADGATE["MAX_SNOOZES"] = int(os.environ["HG_TEST_MAX_SNOOZES"])
 if os.environ.get("HG_TEST_STARTUP_TIMEOUT"):
     HEADGATE["WORKER"] = {"STARTUP_TIMEOUT": float(os.environ["HG_TEST_STARTUP_TIMEOUT"])}
 # Subprocesses of the PgBouncer tests connect through one of its pools (tests/support/pgbouncer.py).
