@@ -4,7 +4,7 @@
 ``prometheus_client``'s default registry and serves ``/metrics`` on that port. Exposed:
 
 - ``headgate_jobs_total{queue, task, outcome}``: attempts this process finished, by the
-  ``job_finished`` outcome (``succeeded``, ``retrying``, ``dead``);
+  ``job_finished`` outcome (``succeeded``, ``retrying``, ``dead``, ``snoozed``);
 - ``headgate_job_duration_seconds{queue, task}``: histogram of those attempts' run time;
 - ``headgate_ready_jobs{queue}``: available jobs due by the store clock, per queue, read at
   scrape time by index probes, each count capped at ``READY_DEPTH_CAP`` (at most
