@@ -53,7 +53,7 @@ def is_retried(exc, retry_on, no_retry_on):
 
 def check_exception_classes(value, option):
     """``value`` (a class or an iterable of them) as a tuple of exception classes."""
-    classes = (value,) if isinstance(value, type) else value
+    classes = (value,) if isinstance(value, (type, str)) else value
     try:
         classes = tuple(classes or ())
     except TypeError:

@@ -73,7 +73,7 @@ def test_task_modules_and_django_tasks_keep_the_global_rules():
 
 
 @pytest.mark.parametrize("options, option, message", [
-    (dict(retry_on="ValueError"), "retry_on", "exception classes"),
+    (dict(retry_on="ValueError"), "retry_on", "exception classes \\(got 'ValueError'\\)"),
     (dict(retry_on=(ValueError, int)), "retry_on", "exception classes"),
     (dict(retry_on=42), "retry_on", "exception class or a tuple"),
     (dict(no_retry_on=[object]), "no_retry_on", "exception classes"),
