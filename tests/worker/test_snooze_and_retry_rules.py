@@ -10,7 +10,7 @@ from django_headgate.models import Job
 from django_headgate.signals import job_finished
 from tests.testapp.models import SideEffect
 from tests.testapp.retry_tasks import ERRORS
-from tests.worker.helpers import WorkerThread
+from tests.worker.worker_thread import WorkerThread
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
