@@ -2,7 +2,7 @@
 subprocess's wall time): drain no-op jobs with ``Worker(burst=True)`` in this process.
 
     python -m bench.worker_profile --database-url URL [--jobs 5000] [--rounds 3]
-        [--concurrency 4] [--buffer-per-thread N] [--profile FILE.prof] [--out FILE]
+        [--concurrency 4] [--buffer-per-thread N] [--no-prepared] [--profile FILE.prof] [--out FILE]
 
 Each round loads ``--jobs`` no-op jobs (``enqueue_many``), analyses the table, then drains them
 and reports: CPU ms/job (``time.process_time``: every thread of the process, the job threads,
@@ -51,10 +51,17 @@ def main():
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--buffer-per-thread", type=int, default=None,
                         help="Default: HEADGATE['WORKER']['BUFFER_PER_THREAD'].")
+    parser.add_argument("--no-prepared", action="store_true",
+                        help="HEADGATE['PREPARED_STATEMENTS'] = False (PostgreSQL).")
     parser.add_argument("--profile", default=None, help="Write cProfile stats of the last round here.")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     setup_django(args.database_url)
+    if args.no_prepared:
+        from django.conf import settings
+        from django.test.utils import override_settings
+
+        override_settings(HEADGATE={**settings.HEADGATE, "PREPARED_STATEMENTS": False}).enable()
     from django_headgate import enqueue
 
     buffer_size = args.buffer_per_thread * args.concurrency if args.buffer_per_thread else None
