@@ -24,7 +24,8 @@ import psycopg
 from bench.common import ROOT, bench_env, log, median
 
 RESULTS_DIR = ROOT / "bench" / "results"
-DB_PREFIX = "hgbench_core_"
+# The run's process id in every name, so that two runs on one server never drop each other's.
+DB_PREFIX = f"hgbench_core_{os.getpid()}_"
 SYSTEM_TIMEOUT_S = 1800
 
 # Design targets of issue 2 (Headgate on PostgreSQL): (metric, comparison, value, label).
