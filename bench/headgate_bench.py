@@ -8,6 +8,8 @@
    rate = jobs / (max(finished_at) - min(started_at)) by the store clock, plus wall time. Run
    twice: first on a backlog the planner has no statistics for (``drain_cold``), then after
    ``ANALYZE`` (``drain``, the figure compared with the peers, which are analyzed too);
+   Then (``--two-processes``) the same analysed backlog drained by TWO such processes started
+   together (``drain_two``): the scaling of one process to two, in the same round;
 4. latency: an idle worker already runs; jobs are enqueued one at a time, ``--spacing`` apart;
    latency = started_at - created_at (both written by the store clock).
 """
@@ -15,6 +17,7 @@
 import argparse
 import os
 import sys
+import time
 
 from bench.common import (
     DRAIN_TIMEOUT_S,
@@ -144,6 +147,32 @@ def measure_drain(count, concurrency, env):
     }
 
 
+def measure_drain_two(count, concurrency, env):
+    """The backlog drained by two worker processes at once; rate by the store clock."""
+    from django.db import connection
+
+    connection.close()
+    cpu_before = children_cpu_seconds()
+    started = time.perf_counter()
+    workers = [start_background(worker_cmd("--burst", "--concurrency", str(concurrency)), env) for _ in range(2)]
+    try:
+        codes = [worker.wait(timeout=DRAIN_TIMEOUT_S) for worker in workers]
+    finally:
+        for worker in workers:
+            stop_background(worker)
+    wall = time.perf_counter() - started
+    if any(codes):
+        raise RuntimeError(f"two-process drain: exit statuses {codes}")
+    cpu = children_cpu_seconds() - cpu_before
+    window = drain_window()
+    seconds = (window["last"] - window["first"]).total_seconds()
+    return {
+        "jobs": count, "succeeded": window["succeeded"], "concurrency": concurrency, "processes": 2,
+        "db_seconds": seconds, "jobs_per_s": rate(window["succeeded"], seconds), "wall_seconds": wall,
+        "worker_cpu_ms_per_job": cpu * 1000 / count,
+    }
+
+
 def measure_latency(samples, spacing, concurrency, env):
     import django_headgate as headgate
     from django_headgate.models import Job, WorkerHeartbeat
@@ -175,6 +204,8 @@ def main():
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--latency-samples", type=int, default=200)
     parser.add_argument("--spacing", type=float, default=0.02)
+    parser.add_argument("--two-processes", action="store_true",
+                        help="Also drain the backlog with two worker processes at once.")
     args = parser.parse_args()
 
     setup_django(args.database_url)
@@ -197,6 +228,11 @@ def main():
     analyze_jobs()
     log(f"headgate/{connection.vendor}: drain {args.drain} jobs (after ANALYZE)")
     result["drain"] = measure_drain(args.drain, args.concurrency, env)
+    if args.two_processes:
+        load_backlog(args.drain)
+        analyze_jobs()
+        log(f"headgate/{connection.vendor}: drain {args.drain} jobs (after ANALYZE), two worker processes")
+        result["drain_two"] = measure_drain_two(args.drain, args.concurrency, env)
     log(f"headgate/{connection.vendor}: latency, {args.latency_samples} samples {args.spacing * 1000:.0f} ms apart")
     result["latency"] = measure_latency(args.latency_samples, args.spacing, args.concurrency, env)
     clear_jobs()

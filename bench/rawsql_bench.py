@@ -3,8 +3,12 @@ same claim index), one process, one connection in autocommit, its own fresh data
 
     RAWSQL_BENCH_DSN=DSN python -m bench.rawsql_bench --out FILE [sizes...]
 
-- single insert: one INSERT per transaction (the floor under single enqueue);
-- bulk insert: multi-row INSERTs of 1,000 rows in one transaction (the floor under enqueue_many);
+- single insert: one INSERT per transaction; and one INSERT that also queues a NOTIFY, in one
+  statement per transaction (``single_enqueue_notify``: the floor under single enqueue, which
+  wakes idle workers the same way);
+- bulk insert: multi-row INSERTs of 1,000 rows in one transaction; and a ``COPY`` of the same
+  rows with the columns Headgate's ``enqueue_many`` writes, one transaction, then a NOTIFY
+  (``bulk_copy``: the floor under enqueue_many);
 - drain, claim 1: ``UPDATE ... WHERE id = (SELECT ... FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING``
   then a fenced ``UPDATE`` acknowledging that job: two statements per job;
 - drain, claim 50: the same with ``LIMIT 50`` and one fenced ``UPDATE ... FROM unnest(...)``
@@ -39,6 +43,15 @@ CREATE INDEX raw_job_expires_idx ON raw_job (expires_at);
 ROW = ("(%s, 'default', 'bench.tasks.noop', '[]', '{}', 0, 'available', now(), 0, 3, NULL, NULL, 0, "
        "NULL, %s, NULL, NULL, NULL, '[]', '[]', 'standard_30d', now(), NULL, NULL, NULL)")
 SQL_INSERT_HEAD = "INSERT INTO raw_job VALUES "
+# One INSERT that queues a NOTIFY for its commit, in one statement (one round trip).
+SQL_INSERT_NOTIFY = (
+    "WITH inserted AS (" + SQL_INSERT_HEAD + ROW + " RETURNING queue) "
+    "SELECT pg_notify('raw_jobs', queue) FROM inserted"
+)
+# COPY of the columns enqueue_many's COPY writes (the others take their defaults: NULL).
+COPY_COLUMNS = ("id, queue, task, args, kwargs, priority, state, run_at, attempts, max_attempts, fence, "
+                "unique_key, fingerprint, errors, tags, retention_class, created_at")
+SQL_COPY = f"COPY raw_job ({COPY_COLUMNS}) FROM STDIN"
 FINGERPRINT = "0" * 64
 INSERT_BATCH_ROWS = 1000
 
@@ -88,6 +101,38 @@ def measure_single(connection, count):
     _, seconds = timed(run)
     connection.execute("TRUNCATE raw_job")
     return {"jobs": count, "seconds": seconds, "jobs_per_s": rate(count, seconds)}
+
+
+def measure_single_notify(connection, count):
+    def run():
+        for _ in range(count):
+            connection.execute(SQL_INSERT_NOTIFY, [uuid.uuid4(), FINGERPRINT]).fetchall()
+
+    _, seconds = timed(run)
+    connection.execute("TRUNCATE raw_job")
+    return {"jobs": count, "seconds": seconds, "jobs_per_s": rate(count, seconds)}
+
+
+def copy_many(connection, count):
+    """COPY ``count`` rows in one transaction, stamped with its now(), then NOTIFY."""
+    with connection.transaction():
+        now = connection.execute("SELECT now()").fetchone()[0]
+        with connection.cursor().copy(SQL_COPY) as copy:
+            for _ in range(count):
+                copy.write_row((uuid.uuid4(), "default", "bench.tasks.noop", "[]", "{}", 0, "available", now,
+                                0, 3, 0, None, FINGERPRINT, "[]", "[]", "standard_30d", now))
+        connection.execute("SELECT pg_notify('raw_jobs', '')")
+
+
+def measure_copy(connection, count, repetitions=3):
+    """Median of ``repetitions`` COPYs (as Headgate's bulk figure), the table emptied before each."""
+    runs = []
+    for _ in range(repetitions):
+        connection.execute("TRUNCATE raw_job")
+        runs.append(timed(copy_many, connection, count)[1])
+    connection.execute("TRUNCATE raw_job")
+    best = sorted(runs)[len(runs) // 2]
+    return {"jobs": count, "seconds_each": runs, "jobs_per_s": rate(count, best)}
 
 
 def measure_bulk(connection, count):
@@ -144,9 +189,11 @@ def main():
     with psycopg.connect(os.environ["RAWSQL_BENCH_DSN"], autocommit=True) as connection:
         connection.execute(SQL_CREATE)
         result = {"system": "raw-sql", "vendor": "postgresql", "psycopg": psycopg.__version__}
-        log(f"raw SQL: single insert x{args.single}, bulk insert x{args.bulk}")
+        log(f"raw SQL: single insert (and insert + NOTIFY) x{args.single}, bulk insert and COPY x{args.bulk}")
         result["single_enqueue"] = measure_single(connection, args.single)
+        result["single_enqueue_notify"] = measure_single_notify(connection, args.single)
         result["bulk_enqueue"] = measure_bulk(connection, args.bulk)
+        result["bulk_copy"] = measure_copy(connection, args.bulk)
         log(f"raw SQL: drain {args.drain} jobs claiming 1 per statement, then 50 per statement")
         result["drain_claim_1"] = measure_drain(connection, args.drain, 1)
         result["drain_claim_50"] = measure_drain(connection, args.drain, 50)

@@ -24,7 +24,8 @@ import psycopg
 from bench.common import ROOT, bench_env, log, median
 
 RESULTS_DIR = ROOT / "bench" / "results"
-DB_PREFIX = "hgbench_core_"
+# The run's process id in every name, so that two runs on one server never drop each other's.
+DB_PREFIX = f"hgbench_core_{os.getpid()}_"
 SYSTEM_TIMEOUT_S = 1800
 
 # Design targets of issue 2 (Headgate on PostgreSQL): (metric, comparison, value, label).
@@ -33,6 +34,21 @@ TARGETS = (
     ("single", ">=", 1800.0, "single enqueue >= 1,800 jobs/s"),
     ("bulk", ">=", 40000.0, "enqueue_many >= 40,000 jobs/s"),
     ("latency_p50", "<=", 5.0, "median latency <= 5 ms"),
+)
+# Targets of issue 9 (worker v2): (system, metric or (peer, ratio metric), comparison, value, label).
+# A ratio is read from the same-round ratios (median); a plain metric from the system's figures.
+V2_TARGETS = (
+    ("headgate", ("raw-sql-50", "drain"), ">=", 0.4, "v2: drain >= 0.4x the raw claim-50 floor"),
+    ("headgate", ("procrastinate", "drain"), ">=", 10.0, "v2: drain >= 10x Procrastinate (c=4)"),
+    ("headgate", "drain_cpu", "<=", 0.1, "v2: worker CPU <= 0.1 ms/job"),
+    ("headgate", "two_vs_one", ">=", 1.7, "v2: two processes >= 1.7x one"),
+    ("headgate", "latency_p50", "<=", 2.0, "v2: PostgreSQL latency p50 <= 2 ms"),
+    ("headgate", "latency_p95", "<=", 5.0, "v2: PostgreSQL latency p95 <= 5 ms"),
+    ("headgate", ("raw-sql-notify", "single"), ">=", 0.8, "v2: single enqueue >= 0.8x raw INSERT + NOTIFY"),
+    ("headgate", ("raw-sql-copy", "bulk"), ">=", 0.5, "v2: enqueue_many >= 0.5x raw COPY"),
+    ("headgate-mysql", ("raw-sql-mysql-50", "drain"), ">=", 0.3, "v2: MariaDB drain >= 0.3x its raw claim-50 floor"),
+    ("headgate-mysql", "latency_p50", "<=", 25.0, "v2: MariaDB latency p50 <= 25 ms"),
+    ("headgate-sqlite", "latency_p50", "<=", 25.0, "v2: SQLite latency p50 <= 25 ms"),
 )
 
 # Figures of the table: key, heading, format, whether higher is better (None: no ratio).
@@ -43,10 +59,14 @@ METRICS = (
     ("drain_cold", "drain jobs/s, no ANALYZE", "{:,.0f}", None),
     ("drain_wall", "drain wall s", "{:,.1f}", None),
     ("drain_cpu", "worker CPU ms/job", "{:,.2f}", None),
+    ("drain_two", "drain jobs/s, 2 processes", "{:,.0f}", None),
+    ("two_vs_one", "2 processes / 1", "{:,.2f}", None),
     ("latency_p50", "latency p50 ms", "{:,.1f}", False),
     ("latency_p95", "latency p95 ms", "{:,.1f}", False),
 )
-PEERS = ("procrastinate", "django-tasks", "raw-sql-1", "raw-sql-50")
+PEERS = ("procrastinate", "django-tasks", "raw-sql-1", "raw-sql-50", "raw-sql-notify", "raw-sql-copy")
+# Same-round ratios besides Headgate on PostgreSQL against PEERS: (our system, its floor).
+OTHER_PAIRS = (("headgate-mysql", "raw-sql-mysql-50"),)
 
 
 # -- databases --------------------------------------------------------------------------------
@@ -127,7 +147,8 @@ def measure_headgate(opts, vendor, server_url):
     system = "headgate" if vendor == "postgresql" else f"headgate-{vendor}"
     with FreshDatabase(vendor, server_url, system) as url:
         raw = run_module(sys.executable, "bench.headgate_bench",
-                         ["--database-url", url, "--concurrency", str(opts.concurrency), *size_args(opts)],
+                         ["--database-url", url, "--concurrency", str(opts.concurrency), *size_args(opts),
+                          "--two-processes"],
                          bench_env())
     return {system: flatten(raw)}
 
@@ -151,6 +172,13 @@ def measure_peers(opts):
                               "drain": raw["drain_claim_1"]["jobs_per_s"], "raw": raw}
         found["raw-sql-50"] = {"bulk": raw["bulk_enqueue"]["jobs_per_s"],
                                "drain": raw["drain_claim_50"]["jobs_per_s"]}
+        found["raw-sql-notify"] = {"single": raw["single_enqueue_notify"]["jobs_per_s"]}
+        found["raw-sql-copy"] = {"bulk": raw["bulk_copy"]["jobs_per_s"]}
+    if "mysql" in opts.vendors:
+        with FreshDatabase("mysql", opts.mysql_url, "raw_mysql") as url:
+            raw = run_module(sys.executable, "bench.rawsql_mysql_bench",
+                             ["--database-url", url, "--drain", str(opts.drain)], bench_env())
+        found["raw-sql-mysql-50"] = {"drain": raw["drain_claim_50"]["jobs_per_s"], "raw": raw}
     return found
 
 
@@ -163,9 +191,12 @@ def flatten(raw):
     figures["drain_wall"] = raw["drain"]["wall_seconds"]
     figures["drain_cpu"] = raw["drain"]["worker_cpu_ms_per_job"]
     figures["drain_cold"] = raw["drain_cold"]["jobs_per_s"] if raw.get("drain_cold") else None
+    figures["drain_two"] = raw["drain_two"]["jobs_per_s"] if raw.get("drain_two") else None
+    figures["two_vs_one"] = (figures["drain_two"] / figures["drain"]
+                             if figures["drain_two"] and figures["drain"] else None)
     figures["latency_p50"] = raw["latency"]["median_ms"]
     figures["latency_p95"] = raw["latency"]["p95_ms"]
-    for drain in (raw["drain"], raw.get("drain_cold")):
+    for drain in (raw["drain"], raw.get("drain_cold"), raw.get("drain_two")):
         if drain and drain["succeeded"] != drain["jobs"]:
             raise RuntimeError(f"{raw['system']}: only {drain['succeeded']} of {drain['jobs']} jobs succeeded")
     return figures
@@ -187,31 +218,40 @@ def summarise(rounds):
     summary = {name: {key: spread([r.get(name, {}).get(key) for r in rounds]) for key, *_ in METRICS}
                for name in systems}
     ratios = {}
-    for peer in PEERS:
+    for system, peer in [("headgate", peer) for peer in PEERS] + list(OTHER_PAIRS):
         per_metric = {}
         for key, _, _, higher_is_better in METRICS:
             if higher_is_better is None:
                 continue
             values = []
             for found in rounds:
-                ours, theirs = found.get("headgate", {}).get(key), found.get(peer, {}).get(key)
+                ours, theirs = found.get(system, {}).get(key), found.get(peer, {}).get(key)
                 if ours and theirs:
                     values.append(ours / theirs if higher_is_better else theirs / ours)
             per_metric[key] = spread(values)
         if any(per_metric.values()):
-            ratios[peer] = per_metric
+            ratios[peer if system == "headgate" else f"{system} / {peer}"] = per_metric
     return summary, ratios
 
 
-def check_targets(summary):
-    ours = summary.get("headgate")
-    if not ours:
-        return []
+def check_targets(summary, ratios):
     checked = []
-    for key, comparison, target, label in TARGETS:
+    ours = summary.get("headgate")
+    for key, comparison, target, label in TARGETS if ours else ():
         value = ours[key]["median"] if ours.get(key) else None
         met = value is not None and (value >= target if comparison == ">=" else value <= target)
         checked.append({"target": label, "metric": key, "value": value, "met": met})
+    for system, key, comparison, target, label in V2_TARGETS:
+        if isinstance(key, tuple):
+            peer, metric = key
+            stats = ratios.get(peer if system == "headgate" else f"{system} / {peer}", {}).get(metric)
+        else:
+            stats = summary.get(system, {}).get(key)
+        if stats is None:
+            continue  # not measured in this run (vendor or peers left out)
+        value = stats["median"]
+        met = value >= target if comparison == ">=" else value <= target
+        checked.append({"target": label, "metric": str(key), "value": value, "met": met})
     return checked
 
 
@@ -236,8 +276,8 @@ def render(summary, ratios, targets, rounds):
         rows = [[peer] + [cell(values[key], "{:.2f}x") for key, _ in ratio_metrics] for peer, values in ratios.items()]
         lines += table(["peer"] + [heading for _, heading in ratio_metrics], rows)
     if targets:
-        lines += ["", "Design targets (Headgate on PostgreSQL, medians)"]
-        rows = [[t["target"], "n/a" if t["value"] is None else f"{t['value']:,.1f}", "met" if t["met"] else "MISSED"]
+        lines += ["", "Design targets (issue 2: Headgate on PostgreSQL; v2: issue 9), medians"]
+        rows = [[t["target"], "n/a" if t["value"] is None else f"{t['value']:,.2f}", "met" if t["met"] else "MISSED"]
                 for t in targets]
         lines += table(["target", "measured", ""], rows)
     return "\n".join(lines)
@@ -303,8 +343,10 @@ def main():
         rounds.append(found)
     facts["loadavg_end"] = os.getloadavg()
     summary, ratios = summarise(rounds)
-    targets = check_targets(summary)
+    targets = check_targets(summary, ratios)
     report = render(summary, ratios, targets, opts.rounds)
+    report += "\n\nLoad average: {} at the start, {} at the end".format(
+        " / ".join(f"{v:.2f}" for v in facts["loadavg_start"]), " / ".join(f"{v:.2f}" for v in facts["loadavg_end"]))
     print(report)
     RESULTS_DIR.mkdir(exist_ok=True)
     path = RESULTS_DIR / f"{started.strftime('%Y%m%dT%H%M%SZ')}.json"

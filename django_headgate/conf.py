@@ -111,6 +111,8 @@ FIELDS = (
     Field(("OUTPUT_MAX_CHARS",), 65536, "int", 1024, 10_000_000, "Output kept per job (the tail)."),
     Field(("VALIDATE_TASK_PATHS",), True, "bool", doc="enqueue() refuses a task not registered here."),
     Field(("TASK_MODULES",), (), "modules", doc="Modules whose public functions are tasks."),
+    Field(("PREPARED_STATEMENTS",), True, "bool",
+          doc="PostgreSQL: prepare the worker's and enqueue's hot statements (False behind PgBouncer < 1.21)."),
     Field(("MAX_PAYLOAD_BYTES",), 1_048_576, "int", 1024, 4_194_304, "Largest encoded args + kwargs."),
     Field(("RETENTION_CLASSES",), {}, "mapping", doc="Retention classes registered at start-up."),
     Field(("RESCUE", "INTERVAL"), 30, "duration", 1, HOUR, "Cadence of the lease-rescue duty."),
@@ -351,13 +353,15 @@ def transaction_pooled(alias):
 
 
 def prepared_statements_enabled(alias):
-    """Whether Headgate may use server-side prepared statements on ``alias``: never under
-    transaction pooling (a prepared statement lives in one server session; PgBouncer before
-    1.21 cannot carry it across), else ``HEADGATE["PREPARED_STATEMENTS"]`` where that setting
-    exists (True otherwise)."""
-    if transaction_pooled(alias):
+    """Whether Headgate prepares its hot statements server-side on ``alias`` (PostgreSQL): never
+    under transaction pooling (a prepared statement lives in one server session; PgBouncer before
+    1.21 cannot carry it across), nor with ``HEADGATE["PREPARED_STATEMENTS"]`` off, nor when the
+    alias's ``OPTIONS`` say ``"prepare_threshold": None`` explicitly (the host turning psycopg's
+    prepared statements off)."""
+    if transaction_pooled(alias) or not get_settings().prepared_statements:
         return False
-    return getattr(get_settings(), "prepared_statements", True)
+    options = django_settings.DATABASES.get(alias, {}).get("OPTIONS", {})
+    return not ("prepare_threshold" in options and options["prepare_threshold"] is None)
 
 
 @receiver(setting_changed)

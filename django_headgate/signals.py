@@ -53,6 +53,12 @@ def _sender():
     return Job
 
 
+def _has_listeners(signal):
+    # `receivers` empty is the common case (no receiver ever connected): answered without the
+    # sender lookup and receiver cache of has_listeners(), once per job on the worker's path.
+    return bool(signal.receivers) and signal.has_listeners(_sender())
+
+
 def send_robustly(signal, job_id, **kwargs):
     """Send ``signal`` to every receiver; a receiver's exception is logged, never raised."""
     for receiver, response in signal.send_robust(sender=_sender(), job_id=job_id, **kwargs):
@@ -69,7 +75,7 @@ def send_job_enqueued_on_commit(jobs, using):
     """Queue ``job_enqueued`` for each of ``jobs`` (``Job`` instances, or ids from
     ``enqueue_many``, sent with ``job=None``) for when the current transaction on ``using``
     commits. Nothing is queued when no receiver is connected (the enqueue path stays as fast)."""
-    if jobs and job_enqueued.has_listeners(_sender()):
+    if jobs and _has_listeners(job_enqueued):
         transaction.on_commit(partial(_send_enqueued, list(jobs)), using=using)
 
 
@@ -83,13 +89,13 @@ def _send_enqueued(jobs):
 
 def send_job_started(claimed, worker_id):
     """``job_started`` for the ClaimedJob ``claimed`` (in its job thread), when anyone listens."""
-    if job_started.has_listeners(_sender()):
+    if _has_listeners(job_started):
         send_robustly(job_started, claimed.id, queue=claimed.queue, task=claimed.task,
                       attempt=claimed.attempt, worker_id=worker_id)
 
 
 def send_job_finished(claimed, worker_id, outcome, seconds):
     """``job_finished`` with ``outcome`` (one of ``OUTCOMES``) and the attempt's run time."""
-    if job_finished.has_listeners(_sender()):
+    if _has_listeners(job_finished):
         send_robustly(job_finished, claimed.id, queue=claimed.queue, task=claimed.task,
                       attempt=claimed.attempt, worker_id=worker_id, outcome=outcome, seconds=seconds)

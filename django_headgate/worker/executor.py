@@ -86,6 +86,11 @@ def run_job(claimed, store, worker_id, output_max_chars, max_snoozes=MAX_SNOOZES
     return outcome
 
 
+def _decoded(text, empty_text, empty):
+    """JSON text decoded; the empty list/object (most jobs' args or kwargs) without the decoder."""
+    return empty if text == empty_text else json.loads(text)
+
+
 def _call_task(claimed, store, worker_id, output_max_chars, max_snoozes):
     _set_current_job(JobContext(
         claimed.id, claimed.queue, claimed.task, claimed.attempt, claimed.max_attempts,
@@ -96,7 +101,7 @@ def _call_task(claimed, store, worker_id, output_max_chars, max_snoozes):
         # Never imports: a path that is not registered is UnregisteredTask (no retries).
         entry = get_task(claimed.task)
         func = entry.func  # a function, or a Django Task (callable)
-        value = func(*json.loads(claimed.args_json), **json.loads(claimed.kwargs_json))
+        value = func(*_decoded(claimed.args_json, "[]", ()), **_decoded(claimed.kwargs_json, "{}", {}))
         try:
             return Outcome(claimed, result_json=json_result(value))
         except (TypeError, ValueError) as exc:

@@ -11,12 +11,14 @@ from django.db import DatabaseError
 from ..base import BaseStore
 from . import heartbeats, jobs, sweep, worker
 from .heartbeats import PostgreSQLHeartbeats
+from .hot import PostgreSQLHotStatements
 from .jobs import PostgreSQLJobs
 from .sweep import PostgreSQLSweep
 from .worker import PostgreSQLWorker
 
 
-class PostgreSQLStore(PostgreSQLJobs, PostgreSQLHeartbeats, PostgreSQLSweep, PostgreSQLWorker, BaseStore):
+class PostgreSQLStore(PostgreSQLJobs, PostgreSQLHeartbeats, PostgreSQLSweep, PostgreSQLWorker,
+                      PostgreSQLHotStatements, BaseStore):
     vendor = "postgresql"
     statements = (jobs, heartbeats, sweep, worker)
     supports_listen_notify = True

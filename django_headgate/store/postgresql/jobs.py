@@ -124,6 +124,14 @@ class PostgreSQLJobs:
     def is_deadlock(self, exc):
         return getattr(exc.__cause__, "sqlstate", None) == "40P01"  # deadlock_detected
 
+    def insert_job(self, job):
+        # The contract's insert, on the prepared path (hot.py).
+        try:
+            row = next(iter(self.hot_fetchall(SQL_INSERT_JOB, self.job_params(job))), None)
+        except IntegrityError as exc:
+            raise self.job_id_conflict(exc, job.id) from exc
+        return None if row is None else (row[0], row[1])
+
     def insert_jobs(self, jobs):
         with self.atomic(), self.cursor() as cursor:
             cursor.execute(SQL_NOW, [])
@@ -143,12 +151,10 @@ class PostgreSQLJobs:
             cursor.execute(SQL_NOTIFY, [])
 
     def claim_jobs(self, worker_id, queues, limit, lease_seconds):
-        with self.cursor() as cursor:
-            if queues:
-                cursor.execute(SQL_CLAIM_QUEUES, [list(queues), limit, worker_id, lease_seconds])
-            else:
-                cursor.execute(SQL_CLAIM_ANY_QUEUE, [limit, worker_id, lease_seconds])
-            rows = cursor.fetchall()
+        if queues:
+            rows = self.hot_fetchall(SQL_CLAIM_QUEUES, [list(queues), limit, worker_id, lease_seconds])
+        else:
+            rows = self.hot_fetchall(SQL_CLAIM_ANY_QUEUE, [limit, worker_id, lease_seconds])
         return [ClaimedJob(*row) for row in rows]
 
     def renew_leases(self, worker_id, leases, lease_seconds):

@@ -1,5 +1,6 @@
 """PostgreSQL store, worker section: acknowledge and claim in one statement, lock-free renewal,
-fence reads, release without spending the attempt, and the worker's session settings."""
+fence reads, release without spending the attempt, and the worker's session settings. The hot
+statements run prepared (``hot.py``)."""
 
 from ..records import ClaimedJob
 from ..fragments import SNOOZE
@@ -88,9 +89,7 @@ class PostgreSQLWorker:
         else:
             sql = SQL_ACK_AND_CLAIM_ANY_QUEUE
         params += [limit, worker_id, lease_seconds]
-        with self.cursor() as cursor:
-            cursor.execute(sql, params)
-            rows = cursor.fetchall()
+        rows = self.hot_fetchall(sql, params)
         accepted = {row[1] for row in rows if row[0]}
         return accepted, [ClaimedJob(*row[1:10]) for row in rows if not row[0]]
 
@@ -98,16 +97,14 @@ class PostgreSQLWorker:
         if not leases:
             return set()
         ids, fences = zip(*leases)
-        with self.cursor() as cursor:
-            cursor.execute(SQL_RENEW_UNLOCKED, [[str(i) for i in ids], list(fences), worker_id, lease_seconds])
-            return {row[0] for row in cursor.fetchall()}
+        rows = self.hot_fetchall(SQL_RENEW_UNLOCKED, [[str(i) for i in ids], list(fences), worker_id, lease_seconds])
+        return {row[0] for row in rows}
 
     def read_fences(self, job_ids):
         if not job_ids:
             return {}
-        with self.cursor() as cursor:
-            cursor.execute(SQL_READ_FENCES, [[str(i) for i in job_ids]])
-            return {id_: (state, fence) for id_, state, fence in cursor.fetchall()}
+        rows = self.hot_fetchall(SQL_READ_FENCES, [[str(i) for i in job_ids]])
+        return {id_: (state, fence) for id_, state, fence in rows}
 
     def release_jobs(self, worker_id, leases):
         if not leases:
