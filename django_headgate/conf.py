@@ -30,10 +30,11 @@ class Field:
 
     path: tuple
     default: object
-    kind: str  # "int", "duration", "bool", "str", "queue", "modules", "mapping"
+    kind: str  # "int", "duration", "bool", "str", "queue", "modules", "mapping", "choice"
     minimum: float | None = None
     maximum: float | None = None
     doc: str = ""
+    choices: tuple = ()  # the allowed values of a "choice"
 
     @property
     def name(self):
@@ -157,6 +158,8 @@ FIELDS = (
     Field(("PERIODIC",), {}, "mapping", doc="Periodic schedules: name -> task, cron, args, ..."),
     Field(("PERIODIC_MISSED_TICKS",), 1, "int", 1, 1000, "Latest missed ticks enqueued after downtime."),
     Field(("PERIODIC_INTERVAL",), MINUTE, "duration", 1, HOUR, "Longest time between two periodic passes."),
+    Field(("LOG_FORMAT",), "text", "choice", doc="Format of the commands' default console log handler.",
+          choices=("text", "json")),
 )
 FIELDS_BY_PATH = {field.path: field for field in FIELDS}
 SECTIONS = {field.path[0] for field in FIELDS if len(field.path) == 2}
@@ -208,6 +211,11 @@ def _convert(field, raw):
                                                   for item in raw):
             return tuple(raw), None
         return None, f"{field.name} must be a list of dotted module paths such as 'myapp.tasks' (got {raw!r})."
+    if field.kind == "choice":
+        if isinstance(raw, str) and raw in field.choices:
+            return raw, None
+        allowed = " or ".join(repr(choice) for choice in field.choices)
+        return None, f"{field.name} must be {allowed} (got {raw!r})."
     if field.kind == "mapping":
         if isinstance(raw, dict):
             return dict(raw), None

@@ -106,3 +106,9 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "loggers": {"django_headgate": {"handlers": ["console"], "level": os.environ.get("HG_LOG_LEVEL", "WARNING")}},
 }
+# The log tests (tests/acceptance/test_worker_logs.py) run commands as a host without LOGGING,
+# and with HEADGATE["LOG_FORMAT"].
+if os.environ.get("HG_TEST_NO_LOGGING"):
+    del LOGGING
+if os.environ.get("HG_TEST_LOG_FORMAT"):
+    HEADGATE["LOG_FORMAT"] = os.environ["HG_TEST_LOG_FORMAT"]

@@ -25,6 +25,7 @@ from django.db import DatabaseError, connections
 
 from .. import metrics
 from ..signals import duty_finished
+from ..worker.executor import scrub_database_text
 from .outcomes import record_outcome
 
 logger = logging.getLogger(__name__)
@@ -34,6 +35,25 @@ FAILED = "failed"
 CANCELLED = "cancelled"
 #: The pause between batches is drawn from [1 - JITTER, 1 + JITTER] times BATCH_PAUSE.
 PAUSE_JITTER = 0.25
+
+
+def describe_failure(exc):
+    """``"OperationalError: <first line>"``: the error's class and the first line of its text,
+    with the values database errors quote removed (the DETAIL/CONTEXT lines never get there)."""
+    lines = scrub_database_text(str(exc)).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
+
+
+def outcome_note(status, contended=None):
+    """A few words that explain ``status`` where it is shown (the glossary is "Duty outcomes" in
+    docs/operations.md); ``contended`` tells the two meanings of zero_or_contended apart when known."""
+    if status == ZERO_OR_CONTENDED:
+        if contended is None:
+            return "no rows: nothing to do, or another maintainer held the lock"
+        return "another maintainer held the lock" if contended else "nothing to do"
+    if status == CANCELLED:
+        return "stopped between batches"
+    return None
 
 
 @dataclass(frozen=True)
@@ -178,7 +198,7 @@ class Duty:
                     outcome = self._outcome(tally, status, None, started, contended=False)
                     self.record(outcome)  # under the lock: the next holder reads it
         except DatabaseError as exc:
-            status, error = FAILED, f"{type(exc).__name__}: {exc}"
+            status, error = FAILED, describe_failure(exc)
             connections[self.store.alias].close()
             outcome = None
         if outcome is None:

@@ -20,6 +20,7 @@ from datetime import timedelta
 
 from django.db import DatabaseError, connections
 
+from ..durations import describe_duration
 from ..policies import register_configured_classes
 from ..store import get_store
 from .outcomes import load_schedule
@@ -59,6 +60,17 @@ class MaintenanceRunner:
         if not self._prepared:
             register_configured_classes(using=self.store.alias, classes=self.conf.retention_classes)
             self._prepared = True
+
+    def announce(self, once=False):
+        """The start-up line: the duties it runs (with their cadence), those paused, the alias."""
+        enabled = [duty for duty in self.duties if duty.enabled]
+        paused = [duty.name for duty in self.duties if not duty.enabled]
+        logger.info(
+            "Maintainer started%s: duties %s%s; database %r.", " for one pass" if once else "",
+            ", ".join(f"{duty.name} (every {describe_duration(duty.interval, short=True)})" for duty in enabled)
+            or "(none enabled)", f"; paused by settings: {', '.join(paused)}" if paused else "", self.store.alias,
+            extra={"action": "maintainer_start", "duties": [duty.name for duty in enabled], "paused": paused,
+                   "once": once, "database": self.store.alias})
 
     def exclude_identity(self, identity):
         """Never prune ``identity`` = ``(worker_id, instance_id)``: the worker running this runner."""

@@ -32,6 +32,7 @@ from ..store.records import Completion
 from .backoff import JITTER_FRACTION, retry_delay_seconds
 from .dberrors import describe_database_error, is_connection_error, is_deadlock, is_permanent_error
 from .executor import Outcome
+from .logs import log_job_failed, log_job_snoozed, log_jobs_succeeded
 from .storable import storable_value
 
 logger = logging.getLogger(__name__)
@@ -145,6 +146,7 @@ class Acknowledger:
                 self._settle(w)
             else:
                 missing.append(w)
+        log_jobs_succeeded((w.outcome for w in batch if w.job.id in accepted), self._log)
         if not missing:
             return
         fences = self.store.read_fences([w.job.id for w in missing])
@@ -154,6 +156,7 @@ class Acknowledger:
                 self._skipped(w, now)  # someone else holds the row: try again shortly
             elif fence == w.job.fence and state == "succeeded":
                 self.stats.succeeded += 1  # our own earlier write (its reply was lost)
+                log_jobs_succeeded((w.outcome,), self._log)
                 self._settle(w)
             else:
                 self._stale(w)
@@ -184,9 +187,10 @@ class Acknowledger:
 
     def _fail(self, w):
         job = w.job
+        delay = self._retry_delay(w)
         try:
             state = self.store.fail_job(job.id, job.fence, dump_entry(storable_value(w.outcome.error)),
-                                        self._retry_delay(w), give_up=w.outcome.give_up)
+                                        delay, give_up=w.outcome.give_up)
         except StaleLease:
             state = self._own_earlier_write(w)
             if state is None:
@@ -194,10 +198,7 @@ class Acknowledger:
                 return
         self.stats.dead += state == "dead"
         self.stats.retried += state != "dead"
-        logger.warning("Job failed (%s).", w.outcome.error["type"], extra={
-            **self._log, "action": "job_failed", "job_id": str(job.id), "fence": job.fence,
-            "attempt": job.attempt, "state": state,
-        })
+        log_job_failed(job, w.outcome.error["type"], state, delay, self._log)
         self._settle(w)
 
     def _retry_delay(self, w):
@@ -215,10 +216,7 @@ class Acknowledger:
                 self._stale(w)
                 return
         self.stats.snoozed += 1
-        logger.info("Job snoozed for %g s.", w.outcome.snooze_seconds, extra={
-            **self._log, "action": "job_snoozed", "job_id": str(job.id), "fence": job.fence,
-            "attempt": job.attempt,
-        })
+        log_job_snoozed(job, w.outcome.snooze_seconds, self._log)
         self._settle(w)
 
     def _own_earlier_write(self, w):

@@ -31,6 +31,7 @@ class Outcome:
     give_up: bool = False
     backoff: object = None  # the task's retry_rules.Backoff, or None for the global one
     snooze_seconds: float | None = None
+    seconds: float = 0.0  # how long the task ran (for the success log line)
 
     @property
     def succeeded(self):
@@ -80,9 +81,10 @@ def run_job(claimed, store, worker_id, output_max_chars, max_snoozes=MAX_SNOOZES
     started = time.monotonic()
     send_job_started(claimed, worker_id)
     outcome = _call_task(claimed, store, worker_id, output_max_chars, max_snoozes)
+    outcome.seconds = time.monotonic() - started
     send_job_finished(claimed, worker_id, attempt_outcome(
         outcome.succeeded, outcome.give_up, claimed.attempt, claimed.max_attempts, snoozed=outcome.is_snooze),
-        time.monotonic() - started)
+        outcome.seconds)
     return outcome
 
 

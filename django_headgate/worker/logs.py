@@ -1,4 +1,9 @@
-"""Rate-limited log lines for loops that retry: at most one line a second per event.
+"""The worker's log lines about jobs, and rate-limited lines for loops that retry.
+
+Job lines go to the ``django_headgate.worker.jobs`` logger: one line per failed attempt (WARNING
+when it will be retried, ERROR when the job is dead), one per snooze (INFO) and one per success
+(DEBUG, formatted only when enabled). Each names the job id, task, queue and attempt in its message and in ``extra``;
+a failure gives the error's type, never its message (it may quote arguments) nor a payload.
 
 A loop that retries every few milliseconds during an outage must not flood the log: the first
 occurrence of an event is logged at once, repeats within ``every_seconds`` are counted and the
@@ -6,8 +11,68 @@ count is reported (``suppressed``) with the next line that is let through. Never
 error's text or a payload: callers log ``dberrors.describe_database_error()`` only.
 """
 
+import logging
 import threading
 import time
+import unicodedata
+
+jobs_logger = logging.getLogger("django_headgate.worker.jobs")
+
+
+def loggable(text, limit=255):
+    """``text`` as it may appear in a log line: its repr when it holds control or format
+    characters (a task path read from a row could forge a line), cut to ``limit``."""
+    text = str(text)
+    if any(unicodedata.category(c).startswith("C") for c in text):
+        text = repr(text)
+    return text[:limit]
+
+
+def log_job_failed(job, error_type, state, retry_in_seconds, log_extra):
+    """One line for a failed attempt whose failure was written (``state``: available or dead)."""
+    dead = state == "dead"
+    if dead:
+        what = "dead" if job.attempt >= job.max_attempts else "dead, not retried (a permanent error)"
+    else:
+        what = f"will be retried in {retry_in_seconds:.3g} s"
+    task, queue, error_type = loggable(job.task), loggable(job.queue, 64), loggable(error_type, 200)
+    jobs_logger.log(
+        logging.ERROR if dead else logging.WARNING,
+        "Job %s (%s, queue %s) failed on attempt %d/%d: %s; %s.",
+        job.id, task, queue, job.attempt, job.max_attempts, error_type, what,
+        extra={**log_extra, "action": "job_dead" if dead else "job_failed", "job_id": str(job.id),
+               "task": task, "queue": queue, "attempt": job.attempt, "max_attempts": job.max_attempts,
+               "error_type": error_type, "state": state, "fence": job.fence,
+               "retry_in": None if dead else round(retry_in_seconds, 3)},
+    )
+
+
+def log_job_snoozed(job, seconds, log_extra):
+    """One INFO line for a snooze that was written (the attempt is not spent)."""
+    task, queue = loggable(job.task), loggable(job.queue, 64)
+    jobs_logger.info(
+        "Job %s (%s, queue %s) snoozed for %g s on attempt %d/%d (the attempt is not spent).",
+        job.id, task, queue, seconds, job.attempt, job.max_attempts,
+        extra={**log_extra, "action": "job_snoozed", "job_id": str(job.id), "task": task, "queue": queue,
+               "attempt": job.attempt, "max_attempts": job.max_attempts, "fence": job.fence,
+               "snooze_seconds": seconds},
+    )
+
+
+def log_jobs_succeeded(outcomes, log_extra):
+    """One DEBUG line per acknowledged success (nothing is built unless DEBUG is enabled)."""
+    if not jobs_logger.isEnabledFor(logging.DEBUG):
+        return
+    for outcome in outcomes:
+        job = outcome.claimed
+        task, queue = loggable(job.task), loggable(job.queue, 64)
+        jobs_logger.debug(
+            "Job %s (%s, queue %s) succeeded on attempt %d/%d in %.3f s.",
+            job.id, task, queue, job.attempt, job.max_attempts, outcome.seconds,
+            extra={**log_extra, "action": "job_succeeded", "job_id": str(job.id), "task": task,
+                   "queue": queue, "attempt": job.attempt, "max_attempts": job.max_attempts,
+                   "seconds": round(outcome.seconds, 6)},
+        )
 
 
 class RateLimitedLog:

@@ -129,8 +129,14 @@ class Worker(ShutdownMixin, ServicesMixin):
         watchdog.start()
         listener = self._start_listener()
         maintenance = self._start_maintenance()
-        logger.info("Worker started.", extra={**self._log, "action": "worker_start", "queues": self.queues,
-                                              "concurrency": self.concurrency, "buffer": self.buffer_size})
+        logger.info("Worker %s started: queues %s, concurrency %d, lease %g s, buffer %d, database %r%s.",
+                    self.worker_id, ",".join(self.queues) if self.queues else "(every queue)", self.concurrency,
+                    self.lease_seconds, self.buffer_size, self.store.alias,
+                    ", with maintenance" if self.maintenance is not None else "",
+                    extra={**self._log, "action": "worker_start", "queues": self.queues,
+                           "concurrency": self.concurrency, "lease_seconds": self.lease_seconds,
+                           "buffer": self.buffer_size, "database": self.store.alias,
+                           "maintenance": self.maintenance is not None})
         try:
             self._loop()
             self._stop_and_drain()
@@ -148,7 +154,7 @@ class Worker(ShutdownMixin, ServicesMixin):
             self._unregister()
             self._budget.clear()
         self._report_status(force=True)
-        logger.info("Worker stopped.", extra={**self._log, "action": "worker_stop",
+        logger.info("Worker %s stopped.", self.worker_id, extra={**self._log, "action": "worker_stop",
                                               "released": self.stats.released_at_timeout})
         return self.stats
 

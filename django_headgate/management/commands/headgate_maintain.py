@@ -2,17 +2,16 @@
 heartbeat prune, archive prune), each as a cluster-wide singleton, on their cadence or exactly
 once. The command reads the settings and passes them to the runner."""
 
-import logging
 import signal
 
 from django.core.management.base import BaseCommand, CommandError
 
 from ...conf import get_settings
+from ...console import CommandLogging
+from ...maintenance.duty import outcome_note
 from ...maintenance.registry import duty_names
 from ...maintenance.runner import MaintenanceRunner
 from ..startup import require_configured_classes
-
-VERBOSITY_LOG_LEVELS = {0: logging.ERROR, 1: logging.WARNING, 2: logging.INFO, 3: logging.DEBUG}
 
 
 class Command(BaseCommand):
@@ -24,17 +23,23 @@ class Command(BaseCommand):
                             help=f"Only this duty (repeatable): {', '.join(duty_names())}.")
 
     def handle(self, *args, **options):
-        logging.getLogger("django_headgate").setLevel(VERBOSITY_LOG_LEVELS.get(options["verbosity"], logging.INFO))
+        conf = get_settings()
+        with CommandLogging(options["verbosity"], conf.log_format):
+            self._run(conf, options)
+
+    def _run(self, conf, options):
         try:
-            runner = MaintenanceRunner(get_settings(), duty_names=options["duties"])
+            runner = MaintenanceRunner(conf, duty_names=options["duties"])
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
         require_configured_classes(runner.prepare)  # a changed configured class stops the start
+        runner.announce(once=options["once"])
         if options["once"]:
             outcomes = runner.run_once()
             for outcome in outcomes:
-                self.stdout.write(f"{outcome.duty}: {outcome.status} rows={outcome.rows} "
-                                  f"batches={outcome.batches} seconds={outcome.seconds:.3f}")
+                note = outcome_note(outcome.status, outcome.contended)
+                self.stdout.write(f"{outcome.duty}: {outcome.status}{f' ({note})' if note else ''} "
+                                  f"rows={outcome.rows} batches={outcome.batches} seconds={outcome.seconds:.3f}")
             if any(outcome.failed for outcome in outcomes):
                 raise CommandError("A duty failed; see the log.")
             return

@@ -1,13 +1,15 @@
 """``manage.py headgate_worker``: run jobs until stopped (SIGTERM/SIGINT), drained or max-jobs."""
 
 import argparse
-import logging
 import os
 import signal
 import sys
+from contextlib import nullcontext
 
 from django.core.management.base import BaseCommand, CommandError
 
+from ...conf import get_settings
+from ...console import CommandLogging
 from ...exceptions import InvalidText, WorkerStartFailed
 from ..startup import require_configured_classes
 from ...validation import QUEUE_NAME_RE, check_worker_id
@@ -16,8 +18,6 @@ from ...worker import Worker
 #: Exit statuses besides 0 (done) and 1 (error, e.g. the database unreachable at start-up).
 EXIT_JOBS_LEFT = 3  # jobs released at the shutdown timeout, or outcomes left unwritten
 EXIT_WATCHDOG = 4  # the claim loop stopped making progress; leases no longer renewed
-
-VERBOSITY_LOG_LEVELS = {0: logging.ERROR, 1: logging.WARNING, 2: logging.INFO, 3: logging.DEBUG}
 
 
 def queue_list(value):
@@ -82,21 +82,24 @@ class Command(BaseCommand):
         parser.add_argument("--with-maintenance", action="store_true",
                             help="Also run the maintenance duties on their cadence.")
         parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                            help="One-line status every few seconds (default: when stdout is a terminal).")
+                            help="One-line status every few seconds, on a terminal only (default: when stdout is one).")
         parser.add_argument("--metrics-port", type=bounded_int(1, 65535), default=None,
                             help="Serve Prometheus metrics on this port at /metrics (needs the [metrics] extra).")
 
     def handle(self, *args, **options):
-        logging.getLogger("django_headgate").setLevel(VERBOSITY_LOG_LEVELS.get(options["verbosity"], logging.INFO))
-        show_progress = options["progress"]
-        if show_progress is None:
-            show_progress = self.stdout.isatty()
+        with CommandLogging(options["verbosity"], get_settings().log_format) as console:
+            self._progress, why_not = console.progress_line(self.stdout, options["progress"])
+            if options["progress"] and why_not:
+                self.stderr.write(f"--progress: no progress line ({why_not}).")
+            self._run(options)
+
+    def _run(self, options):
         maintenance = self._maintenance(options) if options["with_maintenance"] else None
         worker = Worker(
             queues=options["queues"], concurrency=options["concurrency"],
             worker_id=options["worker_id"], burst=options["burst"], max_jobs=options["max_jobs"],
             lease_seconds=options["lease_seconds"],
-            on_status=self._print_status if show_progress else None,
+            on_status=self._print_status if self._progress else None,
             maintenance=maintenance, on_watchdog=self._exit_on_watchdog,
         )
         self._install_signal_handlers(worker)
@@ -113,8 +116,8 @@ class Command(BaseCommand):
         if options["metrics_port"] is not None:
             self._serve_metrics(options["metrics_port"])
         stats = worker.run()
-        if show_progress:
-            self.stdout.write("")
+        if self._progress:
+            self._progress.clear()
         self.stdout.write(
             f"headgate_worker {worker.worker_id}: {stats.succeeded} succeeded, {stats.retried} retried, "
             f"{stats.dead} dead, {stats.stale} rejected as stale"
@@ -129,8 +132,12 @@ class Command(BaseCommand):
         if stats.left_work_undone:
             sys.exit(EXIT_JOBS_LEFT)
 
+    def _note(self, text):
+        """A line of the command's own on stderr, kept off the progress line."""
+        with self._progress.suspended() if self._progress else nullcontext():
+            self.stderr.write(text)
+
     def _serve_metrics(self, port):
-        from ...conf import get_settings
         from ...prometheus import MetricsUnavailable, serve_metrics
 
         try:
@@ -143,11 +150,10 @@ class Command(BaseCommand):
     def _exit_on_watchdog(self):
         # The claim loop is stuck (a hung connection cannot be interrupted from here): leave now,
         # so the jobs' leases lapse and the rescue duty hands them to a live worker.
-        self.stderr.write("Watchdog: the claim loop made no progress; exiting.")
+        self._note("Watchdog: the claim loop made no progress; exiting.")
         os._exit(EXIT_WATCHDOG)
 
     def _maintenance(self, options):
-        from ...conf import get_settings
         from ...maintenance.runner import MaintenanceRunner
 
         # The Worker gives it its identity to exclude; handle() prepares it once the database answers.
@@ -157,9 +163,9 @@ class Command(BaseCommand):
         def handle(signum, frame):
             if worker.is_stopping:
                 # Second signal: stop now; running jobs' leases expire and are rescued.
-                self.stderr.write("Second signal: exiting without waiting for running jobs.")
+                self._note("Second signal: exiting without waiting for running jobs.")
                 os._exit(1)
-            self.stderr.write(f"{signal.Signals(signum).name}: stopping after running jobs finish.")
+            self._note(f"{signal.Signals(signum).name}: stopping after running jobs finish.")
             worker.request_stop()
 
         signal.signal(signal.SIGTERM, handle)
@@ -168,5 +174,4 @@ class Command(BaseCommand):
     def _print_status(self, stats, running):
         line = (f"running {running:>3}  done {stats.succeeded:>7}  failed {stats.retried + stats.dead:>5}  "
                 f"stale {stats.stale:>3}  {stats.rate():8.1f} jobs/s")
-        self.stdout.write(f"\r{line}", ending="")
-        self.stdout.flush()
+        self._progress.show(line)

@@ -27,7 +27,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, month, dry_run, **options):
         try:
-            result = prune_archive_month(month, dry_run=dry_run)
+            # The refusal is this command's output (stderr, exit 1): not logged a second time.
+            result = prune_archive_month(month, dry_run=dry_run, log_refusal=False)
         except ArchivePruneRefused as refusal:
             raise CommandError(f"refused ({refusal.reason}): {refusal.message}",
                                returncode=REFUSED_EXIT_STATUS) from None
