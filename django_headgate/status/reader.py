@@ -15,6 +15,7 @@ from django.db.models import Count, Min, Q
 from django.db.models.functions import TruncMinute
 from django.utils import timezone as dj_timezone
 
+from ..maintenance.duty import outcome_note
 from ..maintenance.registry import DUTIES
 from ..models import ArchivedJob, DutyRun, Job, JobState, RetentionClass, WorkerHeartbeat
 
@@ -169,6 +170,11 @@ class DutyStatus:
     started_at: datetime | None = None
     finished_at: datetime | None = None
     next_run_at: datetime | None = None
+
+    @property
+    def note(self):
+        """What ``status`` means in a few words, where it is not plain (zero_or_contended)."""
+        return outcome_note(self.status)
 
 
 def duty_statuses(conf, *, using):

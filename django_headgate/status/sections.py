@@ -14,7 +14,6 @@ from datetime import datetime
 from ..archive_horizon import horizon_report
 from ..archive_months import prepared_layout
 from ..durations import describe_duration
-from ..maintenance.duty import outcome_note
 from ..periodic_status import periodic_section
 from . import health, reader
 
@@ -106,8 +105,7 @@ def maintenance_section(ctx):
             lines.append(f"{duty.duty}: has not run yet")
             continue
         due = (duty.next_run_at - ctx.now).total_seconds() if duty.next_run_at else 0.0
-        note = outcome_note(duty.status)
-        lines.append(f"{duty.duty}: {duty.status}{f' ({note})' if note else ''}, {duty.rows} rows in {duty.batches} batch(es), "
+        lines.append(f"{duty.duty}: {duty.status}{f' ({duty.note})' if duty.note else ''}, {duty.rows} rows in {duty.batches} batch(es), "
                      f"{duty.seconds:.3f} s, {reader.age_seconds(ctx.now, duty.started_at):.0f} s ago; "
                      + (f"next in {due:.0f} s" if due > 0 else "due now" if due > -1 else f"overdue by {-due:.0f} s"))
         if duty.status == "failed":

@@ -47,6 +47,7 @@ def test_dashboard_shows_every_panel(auditor):
     assert context["workers"]["stale_count"] == 1
     outcomes = {outcome.duty: outcome for outcome in context["duty_outcomes"]}
     assert outcomes["rescue"].status == "zero_or_contended"
+    assert "zero_or_contended <span class=\"quiet\">(no rows: nothing to do, or another maintainer held the lock)" in body
     assert "never ran" in body  # the duties that did not run yet
     assert any(label == month_with_rows().label for _, label, _, _ in context["archive_rows"])
     assert SECRET_ARG not in body

@@ -41,3 +41,10 @@ def test_json_report_lists_every_duty():
     duties = {entry["duty"]: entry for entry in report["maintenance"]}
     assert duties["heartbeat_prune"]["status"] == "zero_or_contended"
     assert duties["heartbeat_prune"]["next_run_at"] and duties["rescue"]["status"] is None
+
+
+def test_text_report_explains_zero_or_contended():
+    MaintenanceRunner(get_settings(), duty_names=["heartbeat_prune"]).run_once()
+    section = status().split("\nMaintenance\n", 1)[1]
+    assert ("heartbeat_prune: zero_or_contended (no rows: nothing to do, or another maintainer held the lock), "
+            "0 rows in 1 batch(es)") in section

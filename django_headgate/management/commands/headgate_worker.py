@@ -109,6 +109,8 @@ class Command(BaseCommand):
         try:
             worker.wait_for_database()
             require_configured_classes(worker.start_up)
+            if maintenance is not None:
+                maintenance.announce()
         except WorkerStartFailed as exc:
             raise CommandError(str(exc)) from None
         if not options.get("skip_checks"):  # call_command() skips them, as for any command
