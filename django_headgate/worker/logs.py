@@ -34,7 +34,7 @@ def log_job_failed(job, error_type, state, retry_in_seconds, log_extra):
     if dead:
         what = "dead" if job.attempt >= job.max_attempts else "dead, not retried (a permanent error)"
     else:
-        what = f"will be retried in {retry_in_seconds:.3g} s"
+        what = f"will be retried in {round(retry_in_seconds, 3):g} s"
     task, queue, error_type = loggable(job.task), loggable(job.queue, 64), loggable(error_type, 200)
     jobs_logger.log(
         logging.ERROR if dead else logging.WARNING,

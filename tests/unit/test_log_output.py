@@ -216,3 +216,44 @@ def test_outcome_notes():
     assert outcome_note("zero_or_contended", contended=True) == "another maintainer held the lock"
     assert outcome_note("zero_or_contended", contended=False) == "nothing to do"
     assert outcome_note("rescued") is None
+
+
+def claimed(attempt, max_attempts):
+    from django_headgate.store.records import ClaimedJob
+
+    return ClaimedJob("01a2-job", "mail", "app.tasks.send", "[]", "{}", attempt, max_attempts, 7)
+
+
+@pytest.mark.parametrize(("attempt", "state", "delay", "level", "ending"), [
+    (1, "available", 0.16234, logging.WARNING, "RuntimeError; will be retried in 0.162 s."),
+    (2, "available", 3600, logging.WARNING, "RuntimeError; will be retried in 3600 s."),
+    (3, "dead", 0, logging.ERROR, "RuntimeError; dead."),
+    (1, "dead", 0, logging.ERROR, "RuntimeError; dead, not retried (a permanent error)."),
+])
+def test_failure_line_says_what_happens_next(caplog, attempt, state, delay, level, ending):
+    from django_headgate.worker.logs import log_job_failed
+
+    with caplog.at_level(logging.DEBUG, logger="django_headgate.worker.jobs"):
+        log_job_failed(claimed(attempt, 3), "RuntimeError", state, delay, {"worker_id": "w1"})
+    [record] = caplog.records
+    assert record.levelno == level
+    assert record.getMessage() == (f"Job 01a2-job (app.tasks.send, queue mail) failed on attempt {attempt}/3: "
+                                   + ending)
+    assert (record.job_id, record.task, record.queue, record.attempt, record.error_type, record.worker_id) == (
+        "01a2-job", "app.tasks.send", "mail", attempt, "RuntimeError", "w1")
+
+
+def test_success_lines_are_not_built_unless_debug_is_enabled(caplog):
+    from django_headgate.worker.executor import Outcome
+    from django_headgate.worker.logs import log_jobs_succeeded
+
+    def outcomes():
+        yield Outcome(claimed(1, 3), result_json="1", seconds=0.25)
+        raise AssertionError("iterated although DEBUG is off")
+
+    with caplog.at_level(logging.INFO, logger="django_headgate.worker.jobs"):
+        log_jobs_succeeded(outcomes(), {})
+    with caplog.at_level(logging.DEBUG, logger="django_headgate.worker.jobs"):
+        log_jobs_succeeded([Outcome(claimed(1, 3), result_json="1", seconds=0.25)], {})
+    [record] = caplog.records
+    assert record.getMessage() == "Job 01a2-job (app.tasks.send, queue mail) succeeded on attempt 1/3 in 0.250 s."
