@@ -257,3 +257,14 @@ def test_success_lines_are_not_built_unless_debug_is_enabled(caplog):
         log_jobs_succeeded([Outcome(claimed(1, 3), result_json="1", seconds=0.25)], {})
     [record] = caplog.records
     assert record.getMessage() == "Job 01a2-job (app.tasks.send, queue mail) succeeded on attempt 1/3 in 0.250 s."
+
+
+def test_snooze_line_names_the_job_like_the_other_job_lines(caplog):
+    from django_headgate.worker.logs import log_job_snoozed
+
+    with caplog.at_level(logging.INFO, logger="django_headgate.worker.jobs"):
+        log_job_snoozed(claimed(1, 3), 30.0, {"worker_id": "w1"})
+    [record] = caplog.records
+    assert record.getMessage() == ("Job 01a2-job (app.tasks.send, queue mail) snoozed for 30 s on attempt 1/3 "
+                                   "(the attempt is not spent).")
+    assert (record.action, record.job_id, record.snooze_seconds) == ("job_snoozed", "01a2-job", 30.0)
