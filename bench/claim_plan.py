@@ -53,7 +53,7 @@ def run_case(url, worker_session, done, ready):
             [done, done + ready])
         for label in ("stale statistics (analysed while empty)", "after ANALYZE"):
             cursor.execute("BEGIN")
-            if worker_session:  # what PostgreSQLStore.set_worker_time_budget sets
+            if worker_session:  # what PostgreSQLStore.set_worker_plan sets
                 cursor.execute("SET LOCAL enable_bitmapscan = off")
                 cursor.execute("SET LOCAL enable_seqscan = off")
             cursor.execute("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) " + CLAIM_SELECT)

@@ -5,7 +5,7 @@ A duty module subclasses :class:`Duty` and provides ``name``, ``work_status``, `
 one bounded store call and returns the number of rows it handled. ``run_once()`` takes the duty's
 cluster-wide lock without waiting, repeats batches until one comes back short (or
 ``max_batches`` ran, or a stop), pausing ``batch_pause`` (jittered) between two batches, each
-batch under the store's ``time_limit(batch_timeout)``, and returns a :class:`DutyOutcome`; it
+batch under the store's ``statement_budget(batch_timeout)``, and returns a :class:`DutyOutcome`; it
 never raises for a database failure, it reports it.
 
 Every pass is reported three ways: one structured log line, the ``duty_finished`` signal and the
@@ -215,7 +215,7 @@ class Duty:
             limit = self.batch_size
             self._batch_deadline = time.monotonic() + self.batch_timeout
             try:
-                with self.store.time_limit(self.batch_timeout):
+                with self.store.statement_budget(self.batch_timeout):
                     handled = self.run_batch(limit)
             finally:
                 self._batch_deadline = None

@@ -19,10 +19,10 @@ Rules every implementation keeps:
 """
 
 import hashlib
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from types import SimpleNamespace
 
-from django.db import connections, transaction
+from django.db import DatabaseError, connections, transaction
 from django.db.models import UUIDField
 
 from ..conf import transaction_pooled
@@ -146,10 +146,46 @@ class BaseStore(JobsContract, HeartbeatsContract, SweepContract, WorkerContract)
             cursor.execute(self.sql.SQL_NOW, [])  # a parameter list, even empty: see sqlite NOW
             return self.from_db_datetime(cursor.fetchone()[0])
 
+    # -- statement budget ---------------------------------------------------------------------
+
     @contextmanager
-    def time_limit(self, seconds):
-        """Give every statement run inside the block at most ``seconds`` of server time (a duty's
-        batch time limit); a statement over it raises DatabaseError. The previous session value
-        is restored on exit. Vendors without a statement timeout (SQLite) run the block as is:
-        there the connection's busy timeout is the only bound (documented in settings.md)."""
-        yield
+    def statement_budget(self, seconds, *, lock_seconds=None):
+        """Bound every statement this thread's connection runs inside the block: at most
+        ``seconds`` of server time and ``lock_seconds`` of lock wait (default ``seconds``); one
+        over it raises DatabaseError. Session-level, so it covers every transaction of the block
+        and autocommit statements alike. On exit the previous session values come back; a
+        connection that was replaced meanwhile is left alone (a new session has the defaults),
+        and one whose restore fails is closed.
+
+        PostgreSQL ``statement_timeout`` and ``lock_timeout``; MariaDB ``max_statement_time``
+        (MySQL 8 ``max_execution_time``, SELECT only) with ``lock_wait_timeout`` and
+        ``innodb_lock_wait_timeout`` in whole seconds; SQLite has no statement timeout: its busy
+        timeout becomes ``lock_seconds`` when given, and is kept otherwise. Used for a duty's
+        batch, the worker's own connections and the heartbeat prune.
+
+        Under transaction pooling (``HEADGATE["POOLING"]``) no session setting survives a
+        transaction: the block becomes one transaction with local limits (its own transactions
+        become savepoints)."""
+        pooled = self.transaction_pooled
+        with self.atomic() if pooled else nullcontext():
+            self.connection.ensure_connection()
+            session = self.connection.connection
+            previous = self.set_statement_budget(seconds, lock_seconds, local=pooled)
+            try:
+                yield
+            finally:
+                if previous is not None and self.connection.connection is session:
+                    try:
+                        self.restore_statement_budget(previous)
+                    except DatabaseError:
+                        self.connection.close()  # a fresh session starts with the server defaults
+
+    @vendor_supplies
+    def set_statement_budget(self, seconds, lock_seconds, *, local=False):
+        """Set the session values of :meth:`statement_budget`; return what
+        :meth:`restore_statement_budget` needs to put the previous ones back (None: nothing to
+        put back). ``local``: for the current transaction only, where the vendor can (SET LOCAL)."""
+
+    @vendor_supplies
+    def restore_statement_budget(self, previous):
+        """Put back the session values :meth:`set_statement_budget` returned."""

@@ -1,12 +1,17 @@
 """The time budget of the worker's own database connections (DESIGN §8a).
 
-Every statement the claim loop and the lease keeper run is bounded: PostgreSQL
-``statement_timeout`` and ``lock_timeout``, MariaDB ``max_statement_time`` and
-``innodb_lock_wait_timeout`` (MySQL ``max_execution_time``), SQLite's busy timeout. They are
-set per session on the loop's and the keeper's connections (each statement runs in autocommit,
-so there is no transaction for ``SET LOCAL`` to scope), set again after every reconnect, and
-undone when the worker stops. Job threads' connections are the tasks' own: never touched.
+Every statement the claim loop and the lease keeper run is bounded by the store's
+``statement_budget`` (PostgreSQL ``statement_timeout`` and ``lock_timeout``, MariaDB
+``max_statement_time`` and the lock wait timeouts, MySQL ``max_execution_time``, SQLite's busy
+timeout). It is set per session on the loop's and the keeper's connections (each statement runs
+in autocommit, so there is no transaction for ``SET LOCAL`` to scope), set again after every
+reconnect, and undone when the worker stops, with the store's plan settings for the worker
+(``set_worker_plan``). Job threads' connections are the tasks' own: never touched.
 """
+
+from contextlib import ExitStack
+
+from django.db import DatabaseError
 
 
 def session_name(role, worker_id):
@@ -25,7 +30,7 @@ class TimeBudget:
         self._statement_seconds = statement_seconds
         self._lock_seconds = lock_seconds
         self._raw = None  # the driver connection the budget was set on
-        self._previous = None
+        self._budget = ExitStack()  # holds the store's statement_budget while it is set
 
     def ensure(self):
         """Connect if needed and set the budget on a connection that does not have it yet.
@@ -33,19 +38,24 @@ class TimeBudget:
         connection = self._store.connection
         connection.ensure_connection()
         if connection.connection is not self._raw:
-            self._previous = self._store.set_worker_time_budget(self._statement_seconds, self._lock_seconds)
+            self._budget.close()  # set on a connection that is gone: nothing to undo
+            if not self._store.transaction_pooled:
+                # Under transaction pooling no session setting survives a transaction, and this
+                # budget would span many: none is kept (HEADGATE["POOLING"]).
+                self._budget.enter_context(
+                    self._store.statement_budget(self._statement_seconds, lock_seconds=self._lock_seconds))
+            self._store.set_worker_plan()
             if self._session_name:
                 self._store.name_session(self._session_name)
             self._raw = connection.connection
 
     def clear(self):
         """Undo the budget if this thread's connection still has it; never raises."""
-        from django.db import DatabaseError
-
         connection = self._store.connection
-        if self._raw is not None and connection.connection is self._raw:
-            try:
-                self._store.clear_worker_time_budget(self._previous)
-            except DatabaseError:
-                pass
+        try:
+            if self._raw is not None and connection.connection is self._raw:
+                self._store.reset_worker_plan()
+            self._budget.close()
+        except DatabaseError:
+            pass
         self._raw = None

@@ -18,6 +18,7 @@ from django_headgate.models import Job
 from tests.conftest import ROOT, manage_command, subprocess_env
 
 pytestmark = [
+    pytest.mark.acceptance,
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(connection.vendor == "sqlite", reason="SQLite has no database roles"),
 ]

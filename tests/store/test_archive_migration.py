@@ -79,6 +79,7 @@ def test_postgresql_hot_table_is_plain_and_archive_is_partitioned(vendor):
         assert cursor.fetchone()[0] == 87
 
 
+@pytest.mark.slow  # three full migrations: about 13 s on PostgreSQL
 @pytest.mark.django_db(transaction=True)
 def test_migrate_zero_latest_zero_latest(vendor):
     tables = connection.introspection.table_names

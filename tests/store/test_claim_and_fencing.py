@@ -15,7 +15,14 @@ def claim(store, limit=10, queues=None, worker="w1", lease=30):
     return store.claim_jobs(worker, queues, limit, lease)
 
 
-def test_claim_orders_by_priority_then_run_at(store):
+def claim_through_the_worker_statement(store, limit):
+    return store.acknowledge_and_claim([], "w1", None, limit, 30)[1]
+
+
+@pytest.mark.parametrize("claim_ready", [lambda store, limit: claim(store, limit=limit),
+                                         claim_through_the_worker_statement],
+                         ids=["claim_jobs", "acknowledge_and_claim"])
+def test_claim_orders_by_priority_then_run_at(store, claim_ready):
     now = store.now()
     # Created out of order, so that neither id nor insertion order can pass for claim order.
     low = JobFactory(priority=-5, run_at=now - timedelta(seconds=30))
@@ -24,8 +31,8 @@ def test_claim_orders_by_priority_then_run_at(store):
     mid_late = JobFactory(priority=0, run_at=now - timedelta(seconds=2))
     mid_early = JobFactory(priority=0, run_at=now - timedelta(seconds=40))
     # The limit cuts inside priority 0: the run_at tie-break decides which one goes first.
-    assert [c.id for c in claim(store, limit=3)] == [high_early.id, high_late.id, mid_early.id]
-    assert [c.id for c in claim(store)] == [mid_late.id, low.id]
+    assert [c.id for c in claim_ready(store, 3)] == [high_early.id, high_late.id, mid_early.id]
+    assert [c.id for c in claim_ready(store, 10)] == [mid_late.id, low.id]
 
 
 def test_claim_skips_future_and_other_queues_and_respects_limit(store):

@@ -1,13 +1,11 @@
 """unique_key: idempotent replay, conflicts, and one row under concurrent enqueues."""
 
-import threading
-
 import pytest
-from django.db import connections
 
 import django_headgate as headgate
 from django_headgate.exceptions import IdempotencyConflict
 from django_headgate.models import Job
+from tests.support.threads import run_at_once
 
 
 def test_same_key_same_arguments_returns_the_existing_job(store):
@@ -36,23 +34,7 @@ def test_key_is_reusable_once_the_hot_row_is_gone(store):
 
 @pytest.mark.django_db(transaction=True)
 def test_eight_threads_enqueue_one_key_once():
-    barrier = threading.Barrier(8)
-    ids, errors = [], []
-
-    def enqueue():
-        try:
-            barrier.wait(timeout=10)
-            ids.append(headgate.enqueue("tests.testapp.tasks.add", args=(4, 2), unique_key="one").id)
-        except Exception as exc:  # collected and asserted below
-            errors.append(exc)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=enqueue) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert errors == []
+    jobs = run_at_once(8, lambda: headgate.enqueue("tests.testapp.tasks.add", args=(4, 2), unique_key="one"))
+    ids = [job.id for job in jobs]
     assert len(ids) == 8 and len(set(ids)) == 1
     assert Job.objects.filter(unique_key="one").count() == 1

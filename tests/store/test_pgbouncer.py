@@ -1,7 +1,7 @@
 """The store through a real PgBouncer (tests/support/pgbouncer.py), PostgreSQL pass only: session pooling
 keeps every session feature; under transaction pooling (HEADGATE["POOLING"]) the store keeps no
 session state: singleton locks are transaction-level locks held by a transaction of their own, a
-duty batch's time limit is SET LOCAL, LISTEN is refused with a clear error."""
+duty batch's statement budget is SET LOCAL, LISTEN is refused with a clear error."""
 
 import threading
 
@@ -11,6 +11,7 @@ from django.db import DatabaseError, connections
 import django_headgate as headgate
 from django_headgate.exceptions import UnsupportedUnderTransactionPooling
 from django_headgate.store import get_store
+from django_headgate.worker.budget import TimeBudget
 from tests.support.waiting import wait_for
 from tests.support.pgbouncer import ALIASES
 
@@ -70,28 +71,28 @@ def test_two_transaction_pooled_maintainers_exclude_each_other(pgbouncer):
 
 
 @through("bouncer_transaction")
-def test_time_limit_is_local_to_the_batch_under_transaction_pooling(pgbouncer):
+def test_statement_budget_is_local_to_the_batch_under_transaction_pooling(pgbouncer):
     alias = "bouncer_transaction"
     with pgbouncer.pooling(alias):
         store = get_store(alias)
-        with pytest.raises(DatabaseError), store.time_limit(0.2):
+        with pytest.raises(DatabaseError), store.statement_budget(0.2):
             with connections[alias].cursor() as cursor:
                 cursor.execute("SELECT pg_sleep(2)")
-        with store.time_limit(5):
-            assert _setting(alias, "statement_timeout") == "5s"
-        assert _setting(alias, "statement_timeout") == "0"
+        with store.statement_budget(5, lock_seconds=2):
+            assert (_setting(alias, "statement_timeout"), _setting(alias, "lock_timeout")) == ("5s", "2s")
+        assert (_setting(alias, "statement_timeout"), _setting(alias, "lock_timeout")) == ("0", "0")
 
 
 @through("bouncer_transaction")
 def test_worker_session_settings_are_not_set_under_transaction_pooling(pgbouncer):
     alias = "bouncer_transaction"
     with pgbouncer.pooling(alias):
-        store = get_store(alias)
-        store.set_worker_time_budget(1.0, 1.0)
-        store.name_session("headgate worker pooled")
+        budget = TimeBudget(get_store(alias), 1.0, 1.0, session_name="headgate worker pooled")
+        budget.ensure()
         # Sole client of its pool: a session setting would be seen on this server connection.
-        assert (_setting(alias, "statement_timeout"), _setting(alias, "application_name")) == ("0", "")
-        store.clear_worker_time_budget(None)
+        assert (_setting(alias, "statement_timeout"), _setting(alias, "enable_seqscan"),
+                _setting(alias, "application_name")) == ("0", "on", "")
+        budget.clear()
 
 
 @through("bouncer_transaction", "bouncer_session")

@@ -1,14 +1,12 @@
 """unique_until: "evicted" (the default contract) and "finished" (held while not terminal)."""
 
-import threading
-
 import pytest
-from django.db import connections
 
 import django_headgate as headgate
 from django_headgate.exceptions import IdempotencyConflict, InvalidJob
 from django_headgate.models import Job
 from django_headgate.store.base import Completion
+from tests.support.threads import run_at_once
 
 ADD = "tests.testapp.tasks.add"
 
@@ -82,23 +80,7 @@ def test_concurrent_enqueues_after_the_holder_finished_make_one_new_job(store, c
     first = enqueue(unique_until="finished")
     succeed(store, claim(store))
 
-    barrier, ids, errors = threading.Barrier(count), [], []
-
-    def run():
-        try:
-            barrier.wait(10)
-            ids.append(enqueue(unique_until="finished").id)
-        except Exception as exc:  # asserted below
-            errors.append(exc)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=run) for _ in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
-    assert errors == []
+    ids = [job.id for job in run_at_once(count, lambda: enqueue(unique_until="finished"))]
     assert len(set(ids)) == 1 and first.id not in ids
     assert Job.objects.count() == 2
     assert Job.objects.filter(unique_key="report-7").count() == 1

@@ -1,10 +1,10 @@
 """The store contract for the worker loop: acknowledge-and-claim, lock-free renewal, fence
-reads, release without spending the attempt, the session time budget."""
+reads, release without spending the attempt (the session time budget: test_statement_budget.py)."""
 
 import threading
 
 import pytest
-from django.db import OperationalError, connection, connections, transaction
+from django.db import connections, transaction
 
 from django_headgate.models import Job
 from django_headgate.store.base import Completion
@@ -85,27 +85,3 @@ def test_locked_rows_are_skipped_not_waited_for(store):
     finally:
         release.set()
         holder.join(10)
-
-
-@pytest.mark.django_db(transaction=True)
-def test_time_budget_is_set_and_cleared(store):
-    if connection.vendor == "sqlite":
-        previous = store.set_worker_time_budget(0.5, 0.25)
-        with connection.cursor() as cursor:
-            cursor.execute("PRAGMA busy_timeout", [])
-            assert cursor.fetchone()[0] == 250
-        store.clear_worker_time_budget(previous)
-        with connection.cursor() as cursor:
-            cursor.execute("PRAGMA busy_timeout", [])
-            assert cursor.fetchone()[0] == previous
-        return
-    sleep = "SELECT pg_sleep(2)" if connection.vendor == "postgresql" else "SELECT SLEEP(2)"
-    previous = store.set_worker_time_budget(0.3, 1)
-    try:
-        # PostgreSQL: 57014 statement_timeout; MariaDB: 1969 max_statement_time exceeded.
-        with pytest.raises(OperationalError), connection.cursor() as cursor:
-            cursor.execute(sleep, [])
-    finally:
-        store.clear_worker_time_budget(previous)
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1", [])

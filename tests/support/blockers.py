@@ -48,19 +48,23 @@ def hold_duty_lock(name):
     return hold
 
 
-def hold_heartbeat_table_lock(store, ready, release):
-    """Block every access to the heartbeat table (PostgreSQL ACCESS EXCLUSIVE, MySQL LOCK
-    TABLES ... WRITE): a prune then runs into its statement time budget."""
-    with store.cursor() as cursor:
-        if store.vendor == "postgresql":
-            with store.atomic():
-                cursor.execute("LOCK TABLE headgate_worker_heartbeat IN ACCESS EXCLUSIVE MODE")
-                ready.set()
-                release.wait(30)
-        else:
-            cursor.execute("LOCK TABLES headgate_worker_heartbeat WRITE")
-            try:
-                ready.set()
-                release.wait(30)
-            finally:
-                cursor.execute("UNLOCK TABLES")
+def hold_table_lock(table):
+    """Block every access to ``table`` (PostgreSQL ACCESS EXCLUSIVE, MySQL LOCK TABLES ...
+    WRITE) until released: a duty's batch on it then runs into its statement budget."""
+
+    def hold(store, ready, release):
+        with store.cursor() as cursor:
+            if store.vendor == "postgresql":
+                with store.atomic():
+                    cursor.execute(f"LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE")
+                    ready.set()
+                    release.wait(30)
+            else:
+                cursor.execute(f"LOCK TABLES {table} WRITE")
+                try:
+                    ready.set()
+                    release.wait(30)
+                finally:
+                    cursor.execute("UNLOCK TABLES")
+
+    return hold

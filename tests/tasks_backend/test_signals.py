@@ -1,8 +1,6 @@
 """The worker sends task_started / task_finished for Django Tasks jobs (from the runner, in the
 job's thread); task_finished reports the status get_result shows once the attempt is recorded."""
 
-import time
-
 import pytest
 from django.tasks import TaskResultStatus, default_task_backend
 from django.tasks.signals import task_finished, task_started
@@ -10,6 +8,7 @@ from django.tasks.signals import task_finished, task_started
 from django_headgate.backends.tasks import HeadgateBackend
 from django_headgate.models import Job
 from django_headgate.worker import Worker
+from tests.support.waiting import wait_until_due
 from tests.testapp import django_tasks
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -61,7 +60,8 @@ def test_finished_reports_ready_for_a_retry_then_failed(received):
             stored.status, len(stored.errors), stored.worker_ids)
         assert [e.exception_class for e in finished.errors] == [e.exception_class for e in stored.errors]
         statuses.append(finished.status)
-        time.sleep(0.5)  # past the retry back-off (0.2 s +/- 25 % in tests/settings.py)
+        if finished.status == TaskResultStatus.READY:  # past the retry back-off (0.2 s +/- 25 %)
+            wait_until_due(result.id)
     assert statuses == [TaskResultStatus.READY, TaskResultStatus.FAILED]
     assert [name for name, _, _ in received] == ["started", "finished"] * 2
 

@@ -1,14 +1,14 @@
 """Django Tasks run by ``manage.py headgate_worker --burst`` (a subprocess): results, failures,
 retries with TaskContext, deferral, priorities, async Tasks."""
 
-import time
 from datetime import timedelta
 
 import pytest
 from django.tasks import TaskResultStatus, default_task_backend
-from django.utils import timezone
 
 from django_headgate.models import Job
+from django_headgate.store import get_store
+from tests.support.waiting import wait_until_due
 from tests.testapp import django_tasks
 from tests.testapp.models import SideEffect
 
@@ -53,7 +53,7 @@ def test_takes_context_sees_attempt_two_after_a_retry(run_manage):
     assert retrying.status == TaskResultStatus.READY  # a failed attempt that will be retried
     assert [error.exception_class for error in retrying.errors] == [RuntimeError]
     assert retrying.attempts == 1
-    time.sleep(0.5)  # RETRY_BACKOFF_BASE is 0.2 s (+/- 25 %) in tests/settings.py
+    wait_until_due(result.id)  # RETRY_BACKOFF_BASE is 0.2 s (+/- 25 %) in tests/settings.py
     burst(run_manage)
     done = django_tasks.fail_first_attempt.get_result(result.id)
     assert done.status == TaskResultStatus.SUCCESSFUL
@@ -65,14 +65,14 @@ def test_takes_context_sees_attempt_two_after_a_retry(run_manage):
 
 
 def test_deferred_task_does_not_run_early(run_manage):
-    run_after = timezone.now() + timedelta(seconds=3)
+    run_after = get_store().now() + timedelta(seconds=5)  # by the store clock, past the first burst
     result = django_tasks.add.using(run_after=run_after).enqueue(1, 1)
     assert result.task.run_after == run_after
     burst(run_manage)
     waiting = django_tasks.add.get_result(result.id)
     assert (waiting.status, waiting.attempts, waiting.started_at) == (TaskResultStatus.READY, 0, None)
     assert waiting.task.run_after == run_after
-    time.sleep(max(0.0, (run_after - timezone.now()).total_seconds()) + 0.2)
+    wait_until_due(result.id)
     burst(run_manage)
     done = django_tasks.add.get_result(result.id)
     assert done.status == TaskResultStatus.SUCCESSFUL and done.started_at >= run_after

@@ -26,6 +26,7 @@ from tests.support.archive_rows import archive_rows
 
 pytestmark = [
     pytest.mark.archive_prune,
+    pytest.mark.slow,  # every test puts the frozen archive layout back: 6 to 15 s each
     pytest.mark.skipif(os.environ.get("HG_TEST_ARCHIVE_PRUNE") != "1",
                        reason="destructive archive horizon tests need HG_TEST_ARCHIVE_PRUNE=1"),
     pytest.mark.django_db(transaction=True),

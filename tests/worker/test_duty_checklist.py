@@ -17,7 +17,7 @@ from django_headgate.conf import get_settings
 from django_headgate.maintenance.registry import DUTIES
 from django_headgate.models import DutyRun
 
-from tests.support.blockers import held_on_another_connection, hold_duty_lock
+from tests.support.blockers import held_on_another_connection, hold_duty_lock, hold_table_lock
 from .duty_cases import CASES
 
 pytestmark = pytest.mark.django_db(transaction=True)  # threads and failing statements need commits
@@ -189,25 +189,3 @@ class table_renamed_away:
 
     def __exit__(self, *exc):
         self._rename(self.away, self.table)
-
-
-def hold_table_lock(table):
-    """Block every access to ``table`` from another connection (PostgreSQL ACCESS EXCLUSIVE,
-    MySQL LOCK TABLES ... WRITE) until released."""
-
-    def hold(store, ready, release):
-        with store.cursor() as cursor:
-            if store.vendor == "postgresql":
-                with store.atomic():
-                    cursor.execute(f"LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE")
-                    ready.set()
-                    release.wait(30)
-            else:
-                cursor.execute(f"LOCK TABLES {table} WRITE")
-                try:
-                    ready.set()
-                    release.wait(30)
-                finally:
-                    cursor.execute("UNLOCK TABLES")
-
-    return hold

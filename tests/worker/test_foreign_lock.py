@@ -12,7 +12,7 @@ from django_headgate.models import Job, WorkerHeartbeat
 from tests.support.waiting import wait_for
 from tests.worker.worker_thread import WorkerThread
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]  # holds row locks for 6 s
 
 LOCK_SECONDS = 6
 

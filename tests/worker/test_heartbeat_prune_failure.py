@@ -15,7 +15,7 @@ from django_headgate.models import DutyRun
 from django_headgate.signals import duty_finished
 from tests.support.heartbeat_rows import make_heartbeats, remaining
 
-from tests.support.blockers import held_on_another_connection, hold_heartbeat_table_lock
+from tests.support.blockers import held_on_another_connection, hold_table_lock
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -35,7 +35,7 @@ def run_failing_pass(duty, store):
         finally:
             with connection.cursor() as cursor:
                 cursor.execute("ALTER TABLE headgate_hb_away RENAME TO headgate_worker_heartbeat")
-    with held_on_another_connection(hold_heartbeat_table_lock):
+    with held_on_another_connection(hold_table_lock("headgate_worker_heartbeat")):
         return duty.run_once()
 
 

@@ -2,7 +2,6 @@
 for native and Django Tasks jobs; a raising receiver changes nothing."""
 
 import logging
-import time
 
 import django
 import pytest
@@ -11,6 +10,7 @@ import django_headgate as headgate
 from django_headgate.models import Job
 from django_headgate.signals import job_finished, job_started
 from django_headgate.worker import Worker
+from tests.support.waiting import wait_until_due
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -46,7 +46,7 @@ def test_each_attempt_is_started_then_finished_once(received):
 def test_a_failing_job_retries_then_is_dead(received):
     job = headgate.enqueue("tests.testapp.tasks.fail_always", max_attempts=2)
     run_burst()
-    time.sleep(0.5)  # past the retry back-off (0.2 s +/- 25 % in tests/settings.py)
+    wait_until_due(job.id)  # past the retry back-off (0.2 s +/- 25 % in tests/settings.py)
     run_burst()
     assert [(kind, outcome) for kind, _, _, outcome in received] == [
         ("started", None), ("finished", "retrying"), ("started", None), ("finished", "dead")]

@@ -3,43 +3,18 @@ and two ``headgate_maintain`` processes."""
 
 import subprocess
 from datetime import timedelta
-import threading
 
 import pytest
-from django.db import connections
 
 from django_headgate.conf import get_settings
 from django_headgate.maintenance.periodic import PeriodicDuty
 from django_headgate.models import Job, PeriodicTick
 from django_headgate.store import get_store
 from tests.conftest import ROOT, manage_command, subprocess_env
-
 from tests.support.periodic import make_duty, tick_of
+from tests.support.threads import run_at_once
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def run_at_once(count, target):
-    """Run ``target()`` on ``count`` threads released together; return their results."""
-    barrier, results, errors = threading.Barrier(count), [], []
-
-    def run():
-        try:
-            barrier.wait(10)
-            results.append(target())
-        except Exception as exc:
-            errors.append(exc)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=run) for _ in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
-        assert not thread.is_alive()
-    assert errors == []
-    return results
 
 
 def keys():

@@ -11,7 +11,7 @@ from django_headgate.models import Job
 from tests.support.waiting import wait_for
 from tests.worker.worker_thread import WorkerThread
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]  # waits out a lease: ~9 s
 
 
 def test_hung_loop_stops_lease_renewal_and_the_job_is_rescued(store, caplog):

@@ -35,9 +35,8 @@ class HeartbeatsContract:
 
         ``exclude`` is the caller's own ``(worker_id, instance_id)``: that exact row is never
         deleted. Rows locked by someone else (a renewal in flight) are skipped where the vendor
-        has ``SKIP LOCKED``. The statement runs under a server-side time budget of
-        ``timeout_seconds`` (PostgreSQL ``statement_timeout``, MariaDB ``max_statement_time``,
-        MySQL ``MAX_EXECUTION_TIME``; SQLite has none); running over raises ``DatabaseError``.
+        has ``SKIP LOCKED``. The statements run under ``statement_budget(timeout_seconds)``
+        (SQLite has no statement timeout); running over raises ``DatabaseError``.
         Returns the number of rows deleted. Callers hold the duty's ``singleton_lock``.
         """
 

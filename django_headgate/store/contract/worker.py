@@ -1,9 +1,10 @@
 """Store contract, worker section (DESIGN §8a): acknowledge and claim in one round trip where the
 vendor allows, lock-free renewal, fence reads, release without spending the attempt (at a stop,
-or by a snooze), and the session time budget of the worker's own connections."""
+or by a snooze), and the plan settings of the worker's own connections (their time budget is
+``statement_budget``)."""
 
 from ..fragments import placeholders
-from . import runs, vendor_supplies
+from . import runs
 
 
 class WorkerContract:
@@ -65,17 +66,13 @@ class WorkerContract:
             cursor.execute(self.sql.SQL_SNOOZE, [self.duration_param(delay_seconds), self.db_uuid(job_id), fence])
             self.fenced(cursor, job_id, fence)
 
-    @vendor_supplies
-    def set_worker_time_budget(self, statement_seconds, lock_seconds):
-        """Bound every later statement on this thread's connection: at most ``statement_seconds``
-        of run time and ``lock_seconds`` of lock wait (session-level, for the worker's own
-        connections only; PostgreSQL also turns bitmap and sequential scans off there, so that
-        the claim's plan does not depend on fresh statistics). Returns what
-        :meth:`clear_worker_time_budget` needs to undo it."""
+    def set_worker_plan(self):
+        """Session settings the worker's own connections need for their plans, beside their
+        :meth:`statement_budget`: none by default (PostgreSQL turns bitmap and sequential scans
+        off, so that the claim's plan does not depend on fresh statistics)."""
 
-    @vendor_supplies
-    def clear_worker_time_budget(self, previous):
-        """Undo :meth:`set_worker_time_budget` on this thread's connection."""
+    def reset_worker_plan(self):
+        """Undo :meth:`set_worker_plan` on this thread's connection."""
 
     def name_session(self, name):
         """Label this thread's connection ``name`` in the server's session list, unless the host

@@ -7,10 +7,8 @@ microseconds, ``key`` is a reserved word, advisory locks are ``GET_LOCK(name, 0)
 no LISTEN/NOTIFY (workers poll with backoff).
 """
 
-from contextlib import contextmanager
+import math
 from datetime import timezone
-
-from django.db import DatabaseError
 
 from ..base import BaseStore
 from . import heartbeats, jobs, sweep, worker
@@ -36,30 +34,36 @@ class MySQLStore(MySQLJobs, MySQLHeartbeats, MySQLSweep, MySQLWorker, BaseStore)
     def from_db_datetime(self, value):
         return value.replace(tzinfo=timezone.utc) if value is not None else None
 
-    @contextmanager
-    def time_limit(self, seconds):
+    def set_statement_budget(self, seconds, lock_seconds, *, local=False):
         mariadb = self.connection.mysql_is_mariadb
-        get_sql = SQL_GET_TIME_LIMITS_MARIADB if mariadb else SQL_GET_TIME_LIMITS_MYSQL
-        set_sql = SQL_SET_TIME_LIMITS_MARIADB if mariadb else SQL_SET_TIME_LIMITS_MYSQL
+        lock = max(1, math.ceil(seconds if lock_seconds is None else lock_seconds))
         limit = float(seconds) if mariadb else max(1, round(seconds * 1000))
         with self.cursor() as cursor:
-            cursor.execute(get_sql, [])
+            cursor.execute(SQL_GET_STATEMENT_BUDGET_MARIADB if mariadb else SQL_GET_STATEMENT_BUDGET_MYSQL, [])
             previous = list(cursor.fetchone())
-            cursor.execute(set_sql, [limit, max(1, int(-(-seconds // 1)))])
-        try:
-            yield
-        finally:
-            try:
-                with self.cursor() as cursor:
-                    cursor.execute(set_sql, previous)
-            except DatabaseError:
-                self.connection.close()  # a fresh session starts with the server defaults
+            cursor.execute(SQL_SET_STATEMENT_BUDGET_MARIADB if mariadb else SQL_SET_STATEMENT_BUDGET_MYSQL,
+                           [limit, lock, lock])
+        return previous
+
+    def restore_statement_budget(self, previous):
+        with self.cursor() as cursor:
+            cursor.execute(SQL_SET_STATEMENT_BUDGET_MARIADB if self.connection.mysql_is_mariadb
+                           else SQL_SET_STATEMENT_BUDGET_MYSQL, previous)
 
 
-# -- duty time limits (session values, read before a duty batch and restored after it) --
-# MariaDB: max_statement_time in seconds (fractions allowed), lock_wait_timeout in whole seconds.
-SQL_GET_TIME_LIMITS_MARIADB = "SELECT @@SESSION.max_statement_time, @@SESSION.lock_wait_timeout"
-SQL_SET_TIME_LIMITS_MARIADB = "SET SESSION max_statement_time = %s, lock_wait_timeout = %s"
-# MySQL 8: max_execution_time in milliseconds (SELECT statements only), lock_wait_timeout.
-SQL_GET_TIME_LIMITS_MYSQL = "SELECT @@SESSION.max_execution_time, @@SESSION.lock_wait_timeout"
-SQL_SET_TIME_LIMITS_MYSQL = "SET SESSION max_execution_time = %s, lock_wait_timeout = %s"
+# -- statement budget (session values, read before a budget is set and restored after it) --
+# Lock waits in whole seconds: lock_wait_timeout for metadata and table locks, InnoDB's for rows.
+# MariaDB: max_statement_time in seconds (fractions allowed).
+SQL_GET_STATEMENT_BUDGET_MARIADB = (
+    "SELECT @@SESSION.max_statement_time, @@SESSION.lock_wait_timeout, @@SESSION.innodb_lock_wait_timeout"
+)
+SQL_SET_STATEMENT_BUDGET_MARIADB = (
+    "SET SESSION max_statement_time = %s, lock_wait_timeout = %s, innodb_lock_wait_timeout = %s"
+)
+# MySQL 8: max_execution_time in milliseconds (SELECT statements only).
+SQL_GET_STATEMENT_BUDGET_MYSQL = (
+    "SELECT @@SESSION.max_execution_time, @@SESSION.lock_wait_timeout, @@SESSION.innodb_lock_wait_timeout"
+)
+SQL_SET_STATEMENT_BUDGET_MYSQL = (
+    "SET SESSION max_execution_time = %s, lock_wait_timeout = %s, innodb_lock_wait_timeout = %s"
+)

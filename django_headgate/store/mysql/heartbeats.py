@@ -1,5 +1,5 @@
 """MySQL / MariaDB store, heartbeats section: heartbeat rows, their prune (SELECT ... SKIP LOCKED
-then DELETE, under a statement time budget) and GET_LOCK advisory locks."""
+then DELETE, under a statement budget) and GET_LOCK advisory locks."""
 
 import hashlib
 
@@ -13,17 +13,12 @@ SQL_REGISTER_HEARTBEAT = register_heartbeat(NOW, "ON DUPLICATE KEY UPDATE", "VAL
 SQL_RENEW_HEARTBEAT = RENEW_HEARTBEAT.format(now=NOW)
 
 # Prune step 1: lock stale heartbeat rows, skipping rows a renewal holds, at most LIMIT.
-# {budget} bounds the statement's run time and lock waits: MariaDB takes SET STATEMENT ... FOR,
-# MySQL 8 takes optimizer hints ({hints}). {exclude_own} is empty or EXCLUDE_OWN_HEARTBEAT.
+# {exclude_own} is empty or EXCLUDE_OWN_HEARTBEAT.
 SQL_PRUNE_HEARTBEATS_SELECT = (
-    "{budget}SELECT {hints}worker_id FROM headgate_worker_heartbeat WHERE "
+    "SELECT worker_id FROM headgate_worker_heartbeat WHERE "
     + STALE_HEARTBEATS.format(cutoff=f"{NOW} - INTERVAL %s MICROSECOND", exclude_own="{exclude_own}")
     + " FOR UPDATE SKIP LOCKED"
 )
-# MariaDB: max_statement_time in seconds (fractions allowed), lock_wait_timeout in whole seconds.
-MARIADB_BUDGET = "SET STATEMENT max_statement_time = %s, lock_wait_timeout = %s FOR "
-# MySQL 8: MAX_EXECUTION_TIME in milliseconds (SELECT only), lock_wait_timeout in whole seconds.
-MYSQL_BUDGET_HINTS = "/*+ MAX_EXECUTION_TIME(%s) SET_VAR(lock_wait_timeout = %s) */ "
 # Prune step 2: delete the rows step 1 locked (same transaction; primary key).
 SQL_PRUNE_HEARTBEATS_DELETE = DELETE_HEARTBEATS
 
@@ -46,17 +41,10 @@ class MySQLHeartbeats:
         return "headgate:" + hashlib.sha256(scoped.encode()).hexdigest()[:48]
 
     def prune_heartbeats(self, retention_seconds, limit, exclude=None, timeout_seconds=5.0):
-        lock_seconds = max(1, round(timeout_seconds))
-        if self.connection.mysql_is_mariadb:
-            budget, hints = MARIADB_BUDGET, ""
-            budget_params = [float(timeout_seconds), lock_seconds]
-        else:
-            budget, hints = "", MYSQL_BUDGET_HINTS
-            budget_params = [max(1, round(timeout_seconds * 1000)), lock_seconds]
         exclude_own = "" if exclude is None else EXCLUDE_OWN_HEARTBEAT
-        params = [*budget_params, self.duration_param(retention_seconds), *self.exclude_own_params(exclude), limit]
-        select = SQL_PRUNE_HEARTBEATS_SELECT.format(budget=budget, hints=hints, exclude_own=exclude_own)
-        with self.atomic(), self.cursor() as cursor:
+        params = [self.duration_param(retention_seconds), *self.exclude_own_params(exclude), limit]
+        select = SQL_PRUNE_HEARTBEATS_SELECT.format(exclude_own=exclude_own)
+        with self.statement_budget(timeout_seconds), self.atomic(), self.cursor() as cursor:
             cursor.execute(select, params)
             ids = [row[0] for row in cursor.fetchall()]
             if ids:

@@ -1,6 +1,6 @@
 """MySQL / MariaDB store, worker section: acknowledge and claim in one transaction, lock-free
 acknowledgements and renewals (one lock order, SKIP LOCKED), fence reads, release without
-spending the attempt, and the worker's session time budget."""
+spending the attempt."""
 
 from ..fragments import SNOOZE, SQL_READ_FENCES, SQL_RELEASE, placeholders  # noqa: F401  (statements of this vendor)
 from . import jobs as job_statements
@@ -30,12 +30,6 @@ SQL_RENEW_LOCKED = (
 )
 # Snooze one job (fenced): available again after a bound duration, attempt not spent.
 SQL_SNOOZE = SNOOZE.format(run_at=NOW_PLUS)
-# The worker's session time budget: MariaDB max_statement_time (seconds, fractions allowed),
-# MySQL 8 max_execution_time (milliseconds, SELECT only); InnoDB row-lock waits in whole seconds.
-SQL_SET_MARIADB_BUDGET = "SET SESSION max_statement_time = %s, innodb_lock_wait_timeout = %s"
-SQL_SET_MYSQL_BUDGET = "SET SESSION max_execution_time = %s, innodb_lock_wait_timeout = %s"
-SQL_RESET_MARIADB_BUDGET = "SET SESSION max_statement_time = DEFAULT, innodb_lock_wait_timeout = DEFAULT"
-SQL_RESET_MYSQL_BUDGET = "SET SESSION max_execution_time = DEFAULT, innodb_lock_wait_timeout = DEFAULT"
 
 
 class MySQLWorker:
@@ -91,17 +85,3 @@ class MySQLWorker:
                 cursor.execute(SQL_RENEW_LOCKED.format(ids=placeholders(len(ours))),
                                [self.duration_param(lease_seconds), *(db_id for db_id, _ in ours)])
         return {job_id for _, job_id in ours}
-
-    def set_worker_time_budget(self, statement_seconds, lock_seconds):
-        lock = max(1, round(lock_seconds))
-        with self.cursor() as cursor:
-            if self.connection.mysql_is_mariadb:
-                cursor.execute(SQL_SET_MARIADB_BUDGET, [float(statement_seconds), lock])
-            else:
-                cursor.execute(SQL_SET_MYSQL_BUDGET, [max(1, round(statement_seconds * 1000)), lock])
-        return None
-
-    def clear_worker_time_budget(self, previous):
-        with self.cursor() as cursor:
-            cursor.execute(SQL_RESET_MARIADB_BUDGET if self.connection.mysql_is_mariadb
-                           else SQL_RESET_MYSQL_BUDGET, [])

@@ -4,10 +4,6 @@ locks, one-statement sweeps and an archive of monthly child tables.
 Statements live in the section modules (``jobs``, ``heartbeats``, ``sweep``, ``worker``), each beside the
 methods that run them."""
 
-from contextlib import contextmanager
-
-from django.db import DatabaseError
-
 from ..base import BaseStore
 from . import heartbeats, jobs, sweep, worker
 from .heartbeats import PostgreSQLHeartbeats
@@ -23,34 +19,33 @@ class PostgreSQLStore(PostgreSQLJobs, PostgreSQLHeartbeats, PostgreSQLSweep, Pos
     statements = (jobs, heartbeats, sweep, worker)
     supports_listen_notify = True
 
-    @contextmanager
-    def time_limit(self, seconds):
-        if self.transaction_pooled:
-            # No session setting survives a transaction: the block becomes one transaction
-            # with a local limit (its own transactions become savepoints).
-            with self.atomic():
-                with self.cursor() as cursor:
-                    cursor.execute(SQL_SET_LOCAL_STATEMENT_TIMEOUT, [f"{max(1, round(seconds * 1000))}ms"])
-                yield
-            return
+    def set_statement_budget(self, seconds, lock_seconds, *, local=False):
+        lock_seconds = seconds if lock_seconds is None else lock_seconds
+        limits = [milliseconds(seconds), milliseconds(lock_seconds)]
+        if local:  # under transaction pooling: SET LOCAL, ended by the block's transaction
+            with self.cursor() as cursor:
+                cursor.execute(SQL_SET_LOCAL_STATEMENT_BUDGET, limits)
+            return None
         with self.cursor() as cursor:
-            cursor.execute(SQL_GET_STATEMENT_TIMEOUT, [])
-            previous = cursor.fetchone()[0]
-            cursor.execute(SQL_SET_SESSION_STATEMENT_TIMEOUT, [f"{max(1, round(seconds * 1000))}ms"])
-        try:
-            yield
-        finally:
-            try:
-                with self.cursor() as cursor:
-                    cursor.execute(SQL_SET_SESSION_STATEMENT_TIMEOUT, [previous])
-            except DatabaseError:
-                self.connection.close()  # a fresh session starts with the server defaults
+            cursor.execute(SQL_GET_STATEMENT_BUDGET, [])
+            previous = list(cursor.fetchone())
+            cursor.execute(SQL_SET_STATEMENT_BUDGET, limits)
+        return previous
+
+    def restore_statement_budget(self, previous):
+        with self.cursor() as cursor:
+            cursor.execute(SQL_SET_STATEMENT_BUDGET, previous)
 
 
-# -- duty time limits --
-# The session's statement_timeout, read before a duty batch and restored after it.
-SQL_GET_STATEMENT_TIMEOUT = "SELECT current_setting('statement_timeout')"
-# Session-wide (set_config(..., false)) so that it covers each transaction of the batch.
-SQL_SET_SESSION_STATEMENT_TIMEOUT = "SELECT set_config('statement_timeout', %s, false)"
-# Under transaction pooling: the batch is one transaction, limited by SET LOCAL.
-SQL_SET_LOCAL_STATEMENT_TIMEOUT = "SELECT set_config('statement_timeout', %s, true)"
+def milliseconds(seconds):
+    return f"{max(1, round(seconds * 1000))}ms"
+
+
+# -- statement budget --
+# The session's statement_timeout and lock_timeout, read before a budget is set and restored after.
+SQL_GET_STATEMENT_BUDGET = "SELECT current_setting('statement_timeout'), current_setting('lock_timeout')"
+# Session-wide (set_config(..., false)): it covers each transaction of a duty's batch and the
+# worker's autocommit statements (there is no transaction for SET LOCAL to scope).
+SQL_SET_STATEMENT_BUDGET = "SELECT set_config('statement_timeout', %s, false), set_config('lock_timeout', %s, false)"
+# Under transaction pooling the block is one transaction: set_config(..., true) = SET LOCAL.
+SQL_SET_LOCAL_STATEMENT_BUDGET = "SELECT set_config('statement_timeout', %s, true), set_config('lock_timeout', %s, true)"

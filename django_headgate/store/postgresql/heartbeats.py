@@ -1,6 +1,6 @@
-"""PostgreSQL store, heartbeats section: heartbeat rows, their prune (SKIP LOCKED, a time budget
-per transaction), advisory locks (session-level; under transaction pooling transaction-level, on
-a connection of their own) and the LISTEN loop."""
+"""PostgreSQL store, heartbeats section: heartbeat rows, their prune (SKIP LOCKED, under a
+statement budget), advisory locks (session-level; under transaction pooling transaction-level,
+on a connection of their own) and the LISTEN loop."""
 
 import logging
 import random
@@ -33,11 +33,6 @@ DELETE FROM headgate_worker_heartbeat AS h USING doomed WHERE h.worker_id = doom
 """
 SQL_PRUNE_HEARTBEATS_ALL = SQL_PRUNE_HEARTBEATS.format(exclude_own="")
 SQL_PRUNE_HEARTBEATS_NOT_OWN = SQL_PRUNE_HEARTBEATS.format(exclude_own=EXCLUDE_OWN_HEARTBEAT)
-# Time budget of the current transaction only (set_config(..., true) = SET LOCAL; it also works
-# with server-side parameter binding, where SET takes no parameters). Milliseconds.
-SQL_SET_LOCAL_TIMEOUTS = (
-    "SELECT set_config('statement_timeout', %s, true), set_config('lock_timeout', %s, true)"
-)
 
 # Session-level advisory lock, taken without waiting.
 SQL_TRY_LOCK = "SELECT pg_try_advisory_lock(%s)"
@@ -50,10 +45,8 @@ SQL_LISTEN = f"LISTEN {NOTIFY_CHANNEL}"
 
 class PostgreSQLHeartbeats:
     def prune_heartbeats(self, retention_seconds, limit, exclude=None, timeout_seconds=5.0):
-        budget_ms = str(max(1, round(timeout_seconds * 1000)))
         sql = SQL_PRUNE_HEARTBEATS_ALL if exclude is None else SQL_PRUNE_HEARTBEATS_NOT_OWN
-        with self.atomic(), self.cursor() as cursor:
-            cursor.execute(SQL_SET_LOCAL_TIMEOUTS, [budget_ms, budget_ms])
+        with self.statement_budget(timeout_seconds), self.atomic(), self.cursor() as cursor:
             cursor.execute(sql, [retention_seconds, *self.exclude_own_params(exclude), limit])
             return cursor.rowcount
 

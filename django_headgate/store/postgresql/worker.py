@@ -64,17 +64,12 @@ RETURNING j.id
 """
 # Snooze one job (fenced): available again after a bound number of seconds, attempt not spent.
 SQL_SNOOZE = SNOOZE.format(run_at=NOW_PLUS_SECONDS.format(seconds="%s"))
-# The worker's session settings, and their undoing: the time budget (milliseconds), and no
-# bitmap or sequential scans. Every worker statement is an index lookup or an index-ordered
-# claim; with statistics older than a burst of enqueues the planner would otherwise sort every
-# ready row for each claim (bench/claim_plan.py, docs/worker.md "The claim's plan").
-SQL_SET_WORKER_SESSION = (
-    "SELECT set_config('statement_timeout', %s, false), set_config('lock_timeout', %s, false), "
-    "set_config('enable_bitmapscan', 'off', false), set_config('enable_seqscan', 'off', false)"
-)
-SQL_RESET_WORKER_SESSION = (
-    "RESET statement_timeout", "RESET lock_timeout", "RESET enable_bitmapscan", "RESET enable_seqscan",
-)
+# The worker's plan settings, and their undoing: no bitmap or sequential scans. Every worker
+# statement is an index lookup or an index-ordered claim; with statistics older than a burst of
+# enqueues the planner would otherwise sort every ready row for each claim (bench/claim_plan.py,
+# docs/worker.md "The claim's plan").
+SQL_SET_WORKER_PLAN = "SELECT set_config('enable_bitmapscan', 'off', false), set_config('enable_seqscan', 'off', false)"
+SQL_RESET_WORKER_PLAN = ("RESET enable_bitmapscan", "RESET enable_seqscan")
 # Label the session in pg_stat_activity, unless the host set an application_name.
 SQL_NAME_SESSION = "SELECT set_config('application_name', %s, false) WHERE current_setting('application_name') = ''"
 
@@ -116,19 +111,17 @@ class PostgreSQLWorker:
 
     # Under transaction pooling a session setting would land on whichever server connection
     # served that statement and stay there for the pool's other clients: none is set.
-    def set_worker_time_budget(self, statement_seconds, lock_seconds):
-        if self.transaction_pooled:
-            return None
-        with self.cursor() as cursor:
-            cursor.execute(SQL_SET_WORKER_SESSION, [f"{max(1, round(statement_seconds * 1000))}",
-                                                    f"{max(1, round(lock_seconds * 1000))}"])
-        return None
-
-    def clear_worker_time_budget(self, previous):
+    def set_worker_plan(self):
         if self.transaction_pooled:
             return
         with self.cursor() as cursor:
-            for statement in SQL_RESET_WORKER_SESSION:
+            cursor.execute(SQL_SET_WORKER_PLAN, [])
+
+    def reset_worker_plan(self):
+        if self.transaction_pooled:
+            return
+        with self.cursor() as cursor:
+            for statement in SQL_RESET_WORKER_PLAN:
                 cursor.execute(statement, [])
 
     def name_session(self, name):

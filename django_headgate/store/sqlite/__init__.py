@@ -44,3 +44,23 @@ class SQLiteStore(SQLiteJobs, SQLiteHeartbeats, SQLiteSweep, SQLiteWorker, BaseS
         if isinstance(value, str):
             value = parse_datetime(value)
         return value.replace(tzinfo=timezone.utc)
+
+    def set_statement_budget(self, seconds, lock_seconds, *, local=False):
+        if lock_seconds is None:
+            return None  # no statement timeout in SQLite: the connection's busy timeout stays
+        with self.cursor() as cursor:
+            cursor.execute(SQL_GET_BUSY_TIMEOUT, [])
+            previous = int(cursor.fetchone()[0])
+            cursor.execute(SQL_SET_BUSY_TIMEOUT.format(ms=max(1, round(lock_seconds * 1000))), [])
+        return previous
+
+    def restore_statement_budget(self, previous):
+        with self.cursor() as cursor:
+            cursor.execute(SQL_SET_BUSY_TIMEOUT.format(ms=int(previous)), [])
+
+
+# -- statement budget --
+# The connection's wait for the database lock, in milliseconds (SQLite has no statement
+# timeout; {ms} is an integer computed here, never caller text: PRAGMA takes no parameters).
+SQL_GET_BUSY_TIMEOUT = "PRAGMA busy_timeout"
+SQL_SET_BUSY_TIMEOUT = "PRAGMA busy_timeout = {ms}"

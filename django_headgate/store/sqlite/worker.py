@@ -1,5 +1,5 @@
 """SQLite store, worker section: acknowledge a batch in one fenced statement and claim in the
-same transaction, fence reads, release without spending the attempt, the busy timeout."""
+same transaction, fence reads, release without spending the attempt."""
 
 from ..fragments import SNOOZE, SQL_READ_FENCES, SQL_RELEASE  # noqa: F401  (statements of this vendor)
 from .jobs import EXPIRES_NOW, NOW, NOW_PLUS
@@ -15,10 +15,6 @@ RETURNING id
 """
 # Snooze one job (fenced): available again after a bound strftime modifier, attempt not spent.
 SQL_SNOOZE = SNOOZE.format(run_at=NOW_PLUS)
-# The connection's wait for the database lock, in milliseconds (SQLite has no statement
-# timeout; {ms} is an integer computed here, never caller text: PRAGMA takes no parameters).
-SQL_GET_BUSY_TIMEOUT = "PRAGMA busy_timeout"
-SQL_SET_BUSY_TIMEOUT = "PRAGMA busy_timeout = {ms}"
 
 
 class SQLiteWorker:
@@ -41,15 +37,3 @@ class SQLiteWorker:
         with self.cursor() as cursor:
             cursor.execute(sql, params)
             return {self.from_db_uuid(row[0]) for row in cursor.fetchall()}
-
-    def set_worker_time_budget(self, statement_seconds, lock_seconds):
-        with self.cursor() as cursor:
-            cursor.execute(SQL_GET_BUSY_TIMEOUT, [])
-            previous = int(cursor.fetchone()[0])
-            cursor.execute(SQL_SET_BUSY_TIMEOUT.format(ms=max(1, round(lock_seconds * 1000))), [])
-        return previous
-
-    def clear_worker_time_budget(self, previous):
-        if previous is not None:
-            with self.cursor() as cursor:
-                cursor.execute(SQL_SET_BUSY_TIMEOUT.format(ms=int(previous)), [])
