@@ -18,6 +18,7 @@ _EXPORTS = {
     "cancel": "api",
     "retry": "api",
     "current_job": "worker.context",
+    "JobTimeout": "exceptions",
     "task": "registry",
     "register_retention_class": "policies",
     "set_queue_retention": "policies",

@@ -30,6 +30,7 @@ from .validation import (
     check_run_at,
     check_tags,
     check_task_path,
+    check_timeout,
     check_unique_key,
     fingerprint,
 )
@@ -51,6 +52,7 @@ class JobSpec:
     retain_forever: bool = False
     tags: tuple = ()
     job_id: object = None
+    timeout: object = None
 
 
 def _check_job_id(job_id):
@@ -115,6 +117,7 @@ def build_new_job(spec, conf, using, unique_key=None):
         fingerprint=fingerprint(task, args_json, kwargs_json),
         tags_json=dump_json(check_tags(spec.tags), "tags"),
         retention_class=resolve_retention_class(queue, retention_class, spec.retain_forever, using),
+        timeout=check_timeout(_first_set(spec.timeout, defaults.get("timeout"))),
     )
 
 
@@ -127,7 +130,7 @@ def _job_instance(new_job, created_at, run_at, using):
         priority=new_job.priority, state=JobState.AVAILABLE, run_at=run_at, attempts=0,
         max_attempts=new_job.max_attempts, fence=0, unique_key=new_job.unique_key,
         fingerprint=new_job.fingerprint, errors=[], tags=json.loads(new_job.tags_json),
-        retention_class=new_job.retention_class, created_at=created_at,
+        retention_class=new_job.retention_class, created_at=created_at, timeout=new_job.timeout,
     )
 
 
@@ -144,7 +147,7 @@ def _loaded_instance(model, using, **values):
 
 def enqueue(task, args=(), kwargs=None, *, queue=None, priority=None, run_at=None, delay=None,
             unique_key=None, job_id=None, max_attempts=None, retention_class=None,
-            retain_forever=False, tags=(), using=None, unique_until="evicted"):
+            retain_forever=False, tags=(), using=None, unique_until="evicted", timeout=None):
     """Enqueue one job in the caller's transaction and return its ``Job``.
 
     ``task`` must be registered (``@headgate.task``, ``HEADGATE["TASK_MODULES"]``), else
@@ -153,14 +156,16 @@ def enqueue(task, args=(), kwargs=None, *, queue=None, priority=None, run_at=Non
     ``unique_key``: when a hot job already holds the key, that job is returned if its
     fingerprint (task + arguments) matches, else ``IdempotencyConflict`` is raised. The key is
     held until the row is evicted (``unique_until="evicted"``) or only while the job is not
-    terminal (``"finished"``, see ``unique_modes.py``). Raises a ``HeadgateError`` subclass for
-    bad input, before any row is written.
+    terminal (``"finished"``, see ``unique_modes.py``). ``timeout`` (seconds or a timedelta,
+    0.1 s to 7 days; default the task's option, else none) limits each attempt: at the deadline
+    the attempt fails with ``JobTimeout`` (docs/job-control.md). Raises a ``HeadgateError``
+    subclass for bad input, before any row is written.
     """
     conf = get_settings()
     using = using or conf.database
     mode = check_unique_until(unique_until, unique_key)
     spec = JobSpec(task, args, kwargs or {}, queue, priority, run_at, delay, max_attempts,
-                   retention_class, retain_forever, tags, job_id)
+                   retention_class, retain_forever, tags, job_id, timeout)
     new_job = build_new_job(spec, conf, using, unique_key=unique_key)
     store = get_store(using)
     if mode == FINISHED:
@@ -241,7 +246,10 @@ def _require_job(job_id, using):
 
 
 def cancel(job_id, *, using=None):
-    """available/running -> cancelled; a running worker's later writes are rejected (fenced).
+    """An available job -> cancelled. A running job gets an abort request
+    (``abort_requested_at``, store clock): it stays ``running``, its task sees
+    ``current_job().abort_requested`` within about a second, and it ends ``cancelled`` when it
+    returns or raises (docs/job-control.md).
 
     Returns the updated Job. Raises JobNotFound, or InvalidJobState for a finished job."""
     using = using or get_settings().database

@@ -71,6 +71,10 @@ class InvalidRunAt(InvalidJob):
     """run_at must be a timezone-aware datetime (when USE_TZ is on) within the supported range; delay a finite, bounded duration."""
 
 
+class InvalidTimeout(InvalidJob):
+    """timeout must be a finite number of seconds from 0.1 to 604,800 (7 days)."""
+
+
 class JobIdConflict(InvalidJob):
     """A job with this id already exists."""
 
@@ -89,6 +93,12 @@ class InvalidPolicy(HeadgateError):
 
 class StaleLease(HeadgateError):
     """The fenced write was rejected: the lease moved on (the job was rescued or re-claimed)."""
+
+
+# Never raised in the task: it names the errors entry of an attempt that reached its time limit
+# (the worker writes it at the deadline while the task's thread may still run).
+class JobTimeout(HeadgateError):
+    """The attempt ran past its time limit (timeout); it failed and the job's late result is refused."""
 
 
 # Never raised: it names the ``LeaseExpired`` entries the rescue duty writes to ``errors``

@@ -15,27 +15,25 @@ At start-up (``AppConfig.ready()``) :func:`discover_tasks` imports the ``tasks``
 installed app, as the admin autodiscovers ``admin`` modules, then the ``TASK_MODULES``. Nothing
 else is imported on behalf of a job.
 
-Options of ``@headgate.task``: ``queue``, ``priority``, ``max_attempts`` and ``retention_class``
-are the task's defaults at enqueue (an option given to ``enqueue()`` overrides them).
-``retry_on``, ``no_retry_on`` and ``backoff`` are the task's retry rules, applied by the worker
-to each failed attempt (``retry_rules.py``); tasks registered otherwise keep the global ones.
-``timeout`` and ``cron`` are validated and stored on the entry for the job-control features
-(DESIGN §12).
+Options of ``@headgate.task``: ``queue``, ``priority``, ``max_attempts``, ``retention_class``
+and ``timeout`` are the task's defaults at enqueue (an option given to ``enqueue()`` overrides
+them). ``retry_on``, ``no_retry_on`` and ``backoff`` are the task's retry rules, applied by the
+worker to each failed attempt (``retry_rules.py``); tasks registered otherwise keep the global
+ones. ``cron`` is validated and stored on the entry for the periodic duty (DESIGN §12).
 """
 
 import inspect
 import logging
-import math
 import threading
 from dataclasses import dataclass, field
 
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import autodiscover_modules
 
-from .exceptions import InvalidTaskDefinition, UnregisteredTask
+from .exceptions import InvalidTaskDefinition, InvalidTaskOption, InvalidTimeout, UnregisteredTask
 from .payload import check_text
 from .retry_rules import Backoff, check_backoff, check_retry_classes, is_retried
-from .validation import check_max_attempts, check_priority, check_queue_name
+from .validation import check_max_attempts, check_priority, check_queue_name, check_timeout
 
 logger = logging.getLogger(__name__)
 
@@ -54,8 +52,8 @@ class RegisteredTask:
     priority: int | None = None
     max_attempts: int | None = None
     retention_class: str | None = None
+    timeout: float | None = None  # seconds per attempt (DESIGN §12)
     # Stored for job control (DESIGN §12); not acted on yet.
-    timeout: float | None = None
     retry_on: tuple = field(default=())
     no_retry_on: tuple = field(default=())
     cron: str | None = None
@@ -64,7 +62,7 @@ class RegisteredTask:
     def enqueue_defaults(self):
         """The options ``enqueue()`` takes from the task when the caller gives none."""
         return {"queue": self.queue, "priority": self.priority, "max_attempts": self.max_attempts,
-                "retention_class": self.retention_class}
+                "retention_class": self.retention_class, "timeout": self.timeout}
 
     def retries(self, exc):
         """True when a failed attempt that raised ``exc`` may be retried (``retry_on``, ``no_retry_on``)."""
@@ -90,13 +88,10 @@ def _check_module_level(func):
 
 
 def _check_timeout(timeout):
-    if timeout is None:
-        return None
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not (
-        math.isfinite(timeout) and timeout > 0
-    ):
-        raise InvalidTaskDefinition(f"timeout must be a positive finite number of seconds (got {timeout!r}).")
-    return float(timeout)
+    try:
+        return check_timeout(timeout)
+    except InvalidTimeout as exc:
+        raise InvalidTaskOption(str(exc), option="timeout", field="timeout") from None
 
 
 def _check_options(queue, priority, max_attempts, retention_class, timeout, retry_on, no_retry_on, cron,
@@ -142,10 +137,11 @@ def task(func=None, *, queue=None, priority=None, max_attempts=None, retention_c
     """Register a module-level function as a Headgate task; return the function unchanged.
 
     Bare (``@headgate.task``) or with options (``@headgate.task(queue="billing", max_attempts=5)``).
-    ``queue``, ``priority``, ``max_attempts`` and ``retention_class`` are the defaults of its jobs
-    (``enqueue()`` arguments override them); ``retry_on``, ``no_retry_on`` and ``backoff`` (a dict
-    of ``base``, ``max``, ``jitter``) are its retry rules (``retry_rules.py``); ``timeout`` and
-    ``cron`` are for job control. Raises InvalidTaskOption naming a bad option."""
+    ``queue``, ``priority``, ``max_attempts``, ``retention_class`` and ``timeout`` are the
+    defaults of its jobs (``enqueue()`` arguments override them); ``retry_on``, ``no_retry_on``
+    and ``backoff`` (a dict of ``base``, ``max``, ``jitter``) are its retry rules
+    (``retry_rules.py``); ``cron`` is for the periodic duty. Raises InvalidTaskOption naming a
+    bad option."""
     options = dict(queue=queue, priority=priority, max_attempts=max_attempts, retention_class=retention_class,
                    timeout=timeout, retry_on=retry_on, no_retry_on=no_retry_on, cron=cron, backoff=backoff)
 

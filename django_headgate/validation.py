@@ -22,6 +22,7 @@ from .exceptions import (
     InvalidRunAt,
     InvalidTags,
     InvalidText,
+    InvalidTimeout,
     InvalidUniqueKey,
     UnknownTask,
 )
@@ -37,6 +38,8 @@ TASK_PATH_MAX_LENGTH = 255
 MAX_DELAY_SECONDS = 36500 * 86400
 # run_at within what every vendor stores and reads back into a Python datetime: a year of margin
 # before 9999-12-31, so no time zone conversion can overflow when the row is read.
+# An attempt's time limit (timeout): from a tenth of a second to seven days.
+TIMEOUT_MIN_SECONDS, TIMEOUT_MAX_SECONDS = 0.1, 7 * 86400
 RUN_AT_MIN = datetime(1970, 1, 1, tzinfo=dt_timezone.utc)
 RUN_AT_MAX = datetime(9999, 1, 1, tzinfo=dt_timezone.utc)
 
@@ -130,6 +133,21 @@ def check_delay(delay):
         raise InvalidRunAt(
             f"delay must be a finite timedelta or number of seconds from 0 to {MAX_DELAY_SECONDS // 86400:,} "
             f"days (got {delay!r}).", field="delay")
+    return float(seconds)
+
+
+def check_timeout(timeout):
+    """None (no time limit), or a timedelta / number of seconds, finite, from 0.1 s to 7 days:
+    float seconds. Raises InvalidTimeout (``field="timeout"``)."""
+    if timeout is None:
+        return None
+    seconds = timeout.total_seconds() if isinstance(timeout, timedelta) else timeout
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not (
+        math.isfinite(seconds) and TIMEOUT_MIN_SECONDS <= seconds <= TIMEOUT_MAX_SECONDS
+    ):
+        raise InvalidTimeout(
+            f"timeout must be a finite timedelta or number of seconds from {TIMEOUT_MIN_SECONDS:g} to "
+            f"{TIMEOUT_MAX_SECONDS:,} (7 days) (got {timeout!r}).", field="timeout", timeout=timeout)
     return float(seconds)
 
 

@@ -11,10 +11,13 @@ from ..models import TERMINAL_STATES
 # literal state, attempts, fence, errors and created_at the insert rows add).
 JOB_COLUMNS = (
     "id, queue, task, args, kwargs, priority, state, run_at, attempts, max_attempts, fence, "
-    "unique_key, fingerprint, errors, tags, retention_class, created_at"
+    "unique_key, fingerprint, errors, tags, retention_class, created_at, timeout"
 )
-# Columns of a claimed job, in the order of ``ClaimedJob``.
-CLAIMED_COLUMNS = "id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes"
+# Columns of a claimed job, in the order of ``ClaimedJob`` (``abort_requested_at`` is turned into
+# the flag in Python: SQLite 3.40's RETURNING evaluates ``col IS NOT NULL`` wrongly).
+CLAIMED_COLUMNS = (
+    "id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at"
+)
 # Columns of an archived job, in the order the sweep's archive copy selects them.
 ARCHIVE_COLUMNS = (
     "archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, "
@@ -26,7 +29,7 @@ TERMINAL_STATES_SQL = "(" + ", ".join(f"'{state.value}'" for state in TERMINAL_S
 # One new job row: {now} is the store clock, {delay} the vendor's "now + bound duration".
 INSERT_JOB_ROW = (
     "(%s, %s, %s, %s, %s, %s, 'available', COALESCE(%s, {delay}), "
-    "0, %s, 0, %s, %s, '[]', %s, %s, {now})"
+    "0, %s, 0, %s, %s, '[]', %s, %s, {now}, %s)"
 )
 INSERT_JOBS_HEAD = f"INSERT INTO headgate_job ({JOB_COLUMNS}) VALUES "
 
@@ -72,17 +75,29 @@ SNOOZE = (
 # State of one job (primary key).
 SQL_GET_STATE = "SELECT state FROM headgate_job WHERE id = %s"
 
-# Operator cancel: available/running -> cancelled; a running worker's later writes are rejected.
+# Operator cancel of a job that waits: available -> cancelled (primary key).
 CANCEL = """
 UPDATE headgate_job
 SET state = 'cancelled', finished_at = {now}, expires_at = {expires_now}, """ + RELEASE_LEASE + """
-WHERE id = %s AND state IN ('available', 'running') {returning}
+WHERE id = %s AND state = 'available' {returning}
 """
-# Operator retry: dead/cancelled -> available now; one more attempt when they were exhausted.
+# Operator cancel of a running job: request its abort (the first request's time is kept); the
+# worker reads it back through its lease renewal (primary key).
+REQUEST_ABORT = """
+UPDATE headgate_job SET abort_requested_at = COALESCE(abort_requested_at, {now})
+WHERE id = %s AND state = 'running' {returning}
+"""
+# A running attempt whose abort was requested ends cancelled (fenced, primary key).
+CANCEL_ABORTED = (
+    "UPDATE headgate_job SET state = 'cancelled', finished_at = {now}, expires_at = {expires_now}, "
+    + RELEASE_LEASE + " WHERE " + FENCED + " AND abort_requested_at IS NOT NULL"
+)
+# Operator retry: dead/cancelled -> available now; one more attempt when they were exhausted;
+# an earlier abort request is forgotten.
 RETRY = """
 UPDATE headgate_job
 SET state = 'available', run_at = {now}, max_attempts = {greatest}(max_attempts, attempts + 1),
-    finished_at = NULL, expires_at = NULL, result = NULL
+    finished_at = NULL, expires_at = NULL, result = NULL, abort_requested_at = NULL
 WHERE id = %s AND state IN ('dead', 'cancelled') {returning}
 """
 # A failed or lapsed attempt settles: dead when {dead_if}, else available again at {retry_at}.

@@ -22,6 +22,7 @@ class NewJob:
     fingerprint: str
     tags_json: str
     retention_class: str
+    timeout: float | None = None  # seconds per attempt, or None
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +39,13 @@ class ClaimedJob:
     max_attempts: int
     fence: int
     snoozes: int | None = None
+    timeout: float | None = None  # seconds this attempt may run, or None
+    abort_requested: bool = False  # cancel() asked the job to stop (before this claim)
+
+    @classmethod
+    def from_row(cls, row):
+        """A claimed job from the ``CLAIMED_COLUMNS`` of its row (id already converted)."""
+        return cls(*row[:10], row[10] is not None)
 
 
 @dataclass(frozen=True, slots=True)

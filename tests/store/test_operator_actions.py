@@ -11,16 +11,14 @@ from django_headgate.store.base import Completion
 from tests.factories import JobFactory
 
 
-def test_cancel_available_and_running(store):
+def test_cancel_available_job(store):
     waiting = JobFactory()
-    assert headgate.cancel(waiting.id).state == "cancelled"
-    running = JobFactory()
-    (claimed,) = store.claim_jobs("w", None, 1, 30)
-    cancelled = headgate.cancel(running.id)
+    cancelled = headgate.cancel(waiting.id)
     assert cancelled.state == "cancelled" and cancelled.expires_at is not None
-    # The worker's acknowledgement of a cancelled job is rejected.
-    assert store.complete_jobs([Completion(claimed.id, claimed.fence, "1")]) == set()
-    assert Job.objects.get(pk=running.id).state == "cancelled"
+    assert cancelled.abort_requested_at is None
+    # Nothing to claim: a cancelled job never runs.
+    assert store.claim_jobs("w", None, 1, 30) == []
+    assert store.complete_jobs([Completion(waiting.id, 0, "1")]) == set()
 
 
 def test_cancel_refuses_finished_and_missing_jobs(store):

@@ -78,7 +78,8 @@ def test_snooze_is_fenced(store):
 def test_a_cancelled_job_cannot_snooze(store):
     job = JobFactory()
     claimed = claim_one(store)
-    api.cancel(job.id)
+    api.cancel(job.id)  # running: an abort request, which the worker ends as cancelled
+    store.cancel_aborted_job(claimed.id, claimed.fence)
     with pytest.raises(StaleLease):
         store.snooze_job(claimed.id, claimed.fence, 1)
     row = Job.objects.get(pk=job.id)

@@ -60,7 +60,8 @@ def test_finished_mode_makes_a_new_job_once_the_holder_is_terminal(store, end):
     elif end == "dead":
         store.fail_job(claimed.id, claimed.fence, '{"type": "RuntimeError"}', 0)
     else:
-        headgate.cancel(first.id)
+        headgate.cancel(first.id)  # running: an abort request, which the worker then honours
+        store.cancel_aborted_job(claimed.id, claimed.fence)
     second = enqueue(args=(9, 9), unique_until="finished")  # other arguments: the key was released
     assert second.id != first.id and second.state == "available"
     old = Job.objects.get(pk=first.id)

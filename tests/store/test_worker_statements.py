@@ -52,7 +52,7 @@ def test_renewal_is_fenced_and_owned(store):
     JobFactory(), JobFactory()
     mine, theirs = store.claim_jobs("me", None, 1, 30)[0], store.claim_jobs("them", None, 1, 30)[0]
     renewed = store.renew_unlocked_leases("me", [(mine.id, mine.fence), (theirs.id, theirs.fence)], 120)
-    assert renewed == {mine.id}
+    assert renewed == {mine.id: False}
 
 
 @pytest.mark.django_db(transaction=True)
@@ -77,7 +77,7 @@ def test_locked_rows_are_skipped_not_waited_for(store):
     try:
         assert holding.wait(10)
         leases = [(locked.id, locked.fence), (free.id, free.fence)]
-        assert store.renew_unlocked_leases("w", leases, 60) == {free.id}
+        assert store.renew_unlocked_leases("w", leases, 60) == {free.id: False}
         accepted, _ = store.acknowledge_and_claim(
             [Completion(locked.id, locked.fence, None), Completion(free.id, free.fence, None)], "w", None, 0, 30)
         assert accepted == {free.id}

@@ -41,9 +41,10 @@ def test_rescued_lease_is_a_lease_expired_error(store):
     assert "LeaseExpired" in result.errors[0].traceback
 
 
-def test_cancelled_job_is_failed_with_an_unknown_worker():
+def test_cancelled_job_is_failed_with_an_unknown_worker(store):
     job = task_job(state="running", attempts=1, fence=1, lease_owner="w-1")
-    headgate.cancel(job.id)
+    headgate.cancel(job.id)  # running: an abort request, which the worker ends as cancelled
+    store.cancel_aborted_job(job.id, 1)
     result = default_task_backend.get_result(str(job.id))
     assert (result.status, result.worker_ids, result.errors) == (TaskResultStatus.FAILED, ["unknown"], [])
 

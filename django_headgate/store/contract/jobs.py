@@ -17,7 +17,7 @@ class JobsContract:
         return [
             self.db_uuid(job.id), job.queue, job.task, job.args_json, job.kwargs_json,
             job.priority, run_at, self.duration_param(job.delay_seconds), job.max_attempts,
-            job.unique_key, job.fingerprint, job.tags_json, job.retention_class,
+            job.unique_key, job.fingerprint, job.tags_json, job.retention_class, job.timeout,
         ]
 
     def job_id_conflict(self, exc, job_id=None):
@@ -68,12 +68,17 @@ class JobsContract:
 
     # -- operator actions (not fenced: they act on the current row) ---------------------------
 
-    @runs("SQL_CANCEL")
+    @runs("SQL_CANCEL", "SQL_REQUEST_ABORT")
     def cancel_job(self, job_id):
-        """available/running -> cancelled. Returns the new state, or None when no row changed.
+        """available -> cancelled; running -> abort requested (``abort_requested_at`` = store
+        now, kept from an earlier request; the state stays ``running``). Returns the new state
+        (``cancelled`` or ``running``), or None when no row changed (finished, or no such job).
 
-        Default: ``SQL_CANCEL ... RETURNING state``."""
-        return self.fetch_state(self.sql.SQL_CANCEL, job_id)
+        Default: ``SQL_CANCEL ... RETURNING state``, else ``SQL_REQUEST_ABORT ... RETURNING
+        state``, in one transaction."""
+        with self.atomic():
+            return self.fetch_state(self.sql.SQL_CANCEL, job_id) or \
+                self.fetch_state(self.sql.SQL_REQUEST_ABORT, job_id)
 
     @runs("SQL_RETRY")
     def retry_job(self, job_id):
@@ -143,6 +148,14 @@ class JobsContract:
             self.fenced(cursor, job_id, fence)
             cursor.execute(self.sql.SQL_GET_STATE, [self.db_uuid(job_id)])
             return cursor.fetchone()[0]
+
+    @runs("SQL_CANCEL_ABORTED")
+    def cancel_aborted_job(self, job_id, fence):
+        """End a running attempt whose abort was requested: ``cancelled`` (fenced; only while
+        ``abort_requested_at`` is set). Raises StaleLease when no row changed."""
+        with self.cursor() as cursor:
+            cursor.execute(self.sql.SQL_CANCEL_ABORTED, [self.db_uuid(job_id), fence])
+            self.fenced(cursor, job_id, fence)
 
     @runs("SQL_SET_PROGRESS")
     def set_progress(self, job_id, fence, progress_json):

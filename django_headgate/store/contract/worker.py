@@ -22,11 +22,12 @@ class WorkerContract:
             claimed = self.claim_jobs(worker_id, queues, limit, lease_seconds) if limit > 0 else []
         return accepted, claimed
 
+    @vendor_supplies
     def renew_unlocked_leases(self, worker_id, leases, lease_seconds):
         """Extend the leases ``[(job_id, fence), ...]`` still held, skipping rows someone else
         has locked where the vendor can (renewal then never waits and never deadlocks with an
-        acknowledgement). Returns the set of renewed ids. Default: :meth:`renew_leases`."""
-        return self.renew_leases(worker_id, leases, lease_seconds)
+        acknowledgement). Returns ``{renewed job id: abort requested}``: the same statement tells
+        the worker which of its jobs ``cancel()`` asked to stop (no extra query)."""
 
     @runs("SQL_READ_FENCES")
     def read_fences(self, job_ids):

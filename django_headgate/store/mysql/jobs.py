@@ -5,8 +5,9 @@ from django.db import IntegrityError
 
 from ...exceptions import JobIdConflict
 from ..fragments import (  # noqa: F401  (SQL_GET_STATE: a statement of this vendor)
-    CANCEL, CLAIM_ORDER, CLAIMED_COLUMNS, COMPLETE, FENCED, FENCED_LEASE, INSERT_JOB_ROW,
-    INSERT_JOBS_HEAD, READY, RESCUE_SELECT, RETRY, SET_PROGRESS, SQL_GET_STATE, fail_statement,
+    CANCEL, CANCEL_ABORTED, CLAIM_ORDER, CLAIMED_COLUMNS, COMPLETE, FENCED, FENCED_LEASE,
+    INSERT_JOB_ROW, INSERT_JOBS_HEAD, READY, REQUEST_ABORT, RESCUE_SELECT, RETRY, SET_PROGRESS,
+    SQL_GET_STATE, fail_statement,
     placeholders, rescue_release_statement,
 )
 from ..records import ClaimedJob
@@ -41,6 +42,8 @@ SQL_ID_TAKEN = "SELECT 1 FROM headgate_job WHERE id = %s"
 
 SQL_CANCEL = CANCEL.format(now=NOW, expires_now=EXPIRES_NOW, returning="")
 SQL_RETRY = RETRY.format(now=NOW, greatest="GREATEST", returning="")
+SQL_REQUEST_ABORT = REQUEST_ABORT.format(now=NOW, returning="")
+SQL_CANCEL_ABORTED = CANCEL_ABORTED.format(now=NOW, expires_now=EXPIRES_NOW)
 
 # Claim step 1: lock ready rows, skipping those other workers hold (claim index).
 SQL_CLAIM_SELECT = (
@@ -95,7 +98,8 @@ class MySQLJobs:
             return cursor.fetchone() is not None
 
     def cancel_job(self, job_id):
-        return self._update_state(SQL_CANCEL, job_id)
+        with self.atomic():
+            return self._update_state(SQL_CANCEL, job_id) or self._update_state(SQL_REQUEST_ABORT, job_id)
 
     def retry_job(self, job_id):
         return self._update_state(SQL_RETRY, job_id)
@@ -129,7 +133,7 @@ class MySQLJobs:
     def claimed_from_select(self, rows):
         """ClaimedJobs of the claim's selected rows, as the update that followed leased them."""
         return [
-            ClaimedJob(self.from_db_uuid(id_), queue, task, args, kwargs, attempts + 1, max_attempts, fence + 1,
-                       snoozes)
-            for id_, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes in rows
+            ClaimedJob.from_row((self.from_db_uuid(id_), queue, task, args, kwargs, attempts + 1, max_attempts,
+                                 fence + 1, *rest))
+            for id_, queue, task, args, kwargs, attempts, max_attempts, fence, *rest in rows
         ]

@@ -9,8 +9,10 @@ from .jobs import EXPIRES_NOW, NOW, NOW_PLUS
 # Acknowledgement step 1: lock the rows to acknowledge that are still running, in id order,
 # skipping rows someone else holds, so it never waits; renewal takes the same order and also
 # skips, so acknowledgement and renewal can never deadlock (fences are compared in Python).
+# Renewal reads whether each row's abort was requested in the same step.
 SQL_LOCK_RUNNING = """
-SELECT id, fence FROM headgate_job WHERE id IN ({ids}) AND state = 'running' {owner_filter}
+SELECT id, fence, abort_requested_at FROM headgate_job
+WHERE id IN ({ids}) AND state = 'running' {owner_filter}
 ORDER BY id
 FOR UPDATE SKIP LOCKED
 """
@@ -57,7 +59,7 @@ class MySQLWorker:
         by_id = {c.job_id: c for c in completions}
         db_ids = [self.db_uuid(job_id) for job_id in by_id]
         cursor.execute(SQL_LOCK_RUNNING_ANY_OWNER.format(ids=placeholders(len(db_ids))), db_ids)
-        ours = [(db_id, self.from_db_uuid(db_id)) for db_id, fence in cursor.fetchall()
+        ours = [(db_id, self.from_db_uuid(db_id)) for db_id, fence, _ in cursor.fetchall()
                 if by_id[self.from_db_uuid(db_id)].fence == fence]
         if not ours:
             return set()
@@ -74,14 +76,15 @@ class MySQLWorker:
 
     def renew_unlocked_leases(self, worker_id, leases, lease_seconds):
         if not leases:
-            return set()
+            return {}
         fences = dict(leases)
         db_ids = [self.db_uuid(job_id) for job_id in fences]
         with self.atomic(), self.cursor() as cursor:
             cursor.execute(SQL_LOCK_RUNNING_OWNED.format(ids=placeholders(len(db_ids))), [*db_ids, worker_id])
-            ours = [(db_id, self.from_db_uuid(db_id)) for db_id, fence in cursor.fetchall()
+            ours = [(db_id, self.from_db_uuid(db_id), requested_at is not None)
+                    for db_id, fence, requested_at in cursor.fetchall()
                     if fences.get(self.from_db_uuid(db_id)) == fence]
             if ours:
                 cursor.execute(SQL_RENEW_LOCKED.format(ids=placeholders(len(ours))),
-                               [self.duration_param(lease_seconds), *(db_id for db_id, _ in ours)])
-        return {job_id for _, job_id in ours}
+                               [self.duration_param(lease_seconds), *(db_id for db_id, _, _ in ours)])
+        return {job_id: aborting for _, job_id, aborting in ours}

@@ -6,8 +6,8 @@ from datetime import timedelta
 from django.db import IntegrityError
 
 from ..fragments import (
-    CANCEL, CLAIM_ORDER, CLAIMED_COLUMNS, EXHAUSTED, FENCED, INSERT_JOB_ROW, JOB_COLUMNS, READY,
-    RESCUE_SELECT, RETRY, SET_PROGRESS, SETTLE_ATTEMPT,
+    CANCEL, CANCEL_ABORTED, CLAIM_ORDER, CLAIMED_COLUMNS, EXHAUSTED, FENCED, INSERT_JOB_ROW,
+    JOB_COLUMNS, READY, REQUEST_ABORT, RESCUE_SELECT, RETRY, SET_PROGRESS, SETTLE_ATTEMPT,
 )
 from ..records import ClaimedJob
 
@@ -44,6 +44,8 @@ SQL_NOTIFY = f"SELECT pg_notify('{NOTIFY_CHANNEL}', '')"
 
 SQL_CANCEL = CANCEL.format(now=NOW, expires_now=EXPIRES_NOW.format(job="headgate_job"), returning="RETURNING state")
 SQL_RETRY = RETRY.format(now=NOW, greatest="GREATEST", returning="RETURNING state")
+SQL_REQUEST_ABORT = REQUEST_ABORT.format(now=NOW, returning="RETURNING state")
+SQL_CANCEL_ABORTED = CANCEL_ABORTED.format(now=NOW, expires_now=EXPIRES_NOW.format(job="headgate_job"))
 
 # Claim: lock ready rows without waiting on other workers' locks (claim index), lease them,
 # and return them in claim order (UPDATE ... RETURNING alone has no order).
@@ -144,7 +146,7 @@ class PostgreSQLJobs:
                         copy.write_row((
                             job.id, job.queue, job.task, job.args_json, job.kwargs_json, job.priority,
                             "available", run_at, 0, job.max_attempts, 0, None, job.fingerprint, "[]",
-                            job.tags_json, job.retention_class, now,
+                            job.tags_json, job.retention_class, now, job.timeout,
                         ))
             except IntegrityError as exc:
                 raise self.job_id_conflict(exc) from exc
@@ -155,7 +157,7 @@ class PostgreSQLJobs:
             rows = self.hot_fetchall(SQL_CLAIM_QUEUES, [list(queues), limit, worker_id, lease_seconds])
         else:
             rows = self.hot_fetchall(SQL_CLAIM_ANY_QUEUE, [limit, worker_id, lease_seconds])
-        return [ClaimedJob(*row) for row in rows]
+        return [ClaimedJob.from_row(row) for row in rows]
 
     def renew_leases(self, worker_id, leases, lease_seconds):
         if not leases:

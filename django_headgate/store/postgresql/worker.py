@@ -30,7 +30,8 @@ WITH done AS (
     RETURNING j.id
 ), {CLAIM_CTES}
 SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
-       NULL::bigint, NULL::integer, NULL::integer AS priority, NULL::timestamptz AS run_at
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz,
+       NULL::integer AS priority, NULL::timestamptz AS run_at
 FROM acked
 UNION ALL
 SELECT false, claimed.*, picked.priority, picked.run_at FROM claimed JOIN picked USING (id)
@@ -38,7 +39,8 @@ ORDER BY acked DESC, priority DESC, run_at
 """
 SQL_ACK_AND_CLAIM_ANY_QUEUE = SQL_ACK_AND_CLAIM.format(queue_filter="")
 SQL_ACK_AND_CLAIM_QUEUES = SQL_ACK_AND_CLAIM.format(queue_filter="AND queue = ANY(%s)")
-# Renew the leases still ours, in id order, skipping rows someone else holds (never waits).
+# Renew the leases still ours, in id order, skipping rows someone else holds (never waits);
+# each renewed row says whether its abort was requested (cancel() of a running job).
 SQL_RENEW_UNLOCKED = f"""
 WITH ours AS (
     SELECT j.id FROM headgate_job AS j
@@ -49,7 +51,7 @@ WITH ours AS (
 )
 UPDATE headgate_job AS j SET lease_expires_at = {NOW_PLUS_SECONDS.format(seconds="%s")}
 FROM ours WHERE j.id = ours.id
-RETURNING j.id
+RETURNING j.id, j.abort_requested_at
 """
 # State and fence of some jobs, without locking (primary key).
 SQL_READ_FENCES = "SELECT id, state, fence FROM headgate_job WHERE id = ANY(%s::uuid[])"
@@ -86,14 +88,14 @@ class PostgreSQLWorker:
         params += [limit, worker_id, lease_seconds]
         rows = self.hot_fetchall(sql, params)
         accepted = {row[1] for row in rows if row[0]}
-        return accepted, [ClaimedJob(*row[1:10]) for row in rows if not row[0]]
+        return accepted, [ClaimedJob.from_row(row[1:12]) for row in rows if not row[0]]
 
     def renew_unlocked_leases(self, worker_id, leases, lease_seconds):
         if not leases:
-            return set()
+            return {}
         ids, fences = zip(*leases)
         rows = self.hot_fetchall(SQL_RENEW_UNLOCKED, [[str(i) for i in ids], list(fences), worker_id, lease_seconds])
-        return {row[0] for row in rows}
+        return {id_: requested_at is not None for id_, requested_at in rows}
 
     def read_fences(self, job_ids):
         if not job_ids:

@@ -19,7 +19,7 @@ from .jobs import SQLiteJobs
 from .sweep import SQLiteSweep
 from .worker import SQLiteWorker
 
-# SQLite allows 32,766 bound parameters per statement; 13 per row.
+# SQLite allows 32,766 bound parameters per statement; 14 per row.
 INSERT_BATCH_ROWS = 500
 
 

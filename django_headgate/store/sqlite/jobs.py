@@ -2,8 +2,9 @@
 makes it atomic), fenced writes and rescue."""
 
 from ..fragments import (  # noqa: F401  (SQL_GET_STATE: a statement of this vendor)
-    CANCEL, CLAIM_ORDER, CLAIMED_COLUMNS, COMPLETE, FENCED, FENCED_LEASE, INSERT_JOB_ROW,
-    INSERT_JOBS_HEAD, READY, RESCUE_SELECT, RETRY, SET_PROGRESS, SQL_GET_STATE, fail_statement,
+    CANCEL, CANCEL_ABORTED, CLAIM_ORDER, CLAIMED_COLUMNS, COMPLETE, FENCED, FENCED_LEASE,
+    INSERT_JOB_ROW, INSERT_JOBS_HEAD, READY, REQUEST_ABORT, RESCUE_SELECT, RETRY, SET_PROGRESS,
+    SQL_GET_STATE, fail_statement,
     placeholders, rescue_release_statement,
 )
 from ..records import ClaimedJob
@@ -35,6 +36,8 @@ SQL_INSERT_JOB = (
 
 SQL_CANCEL = CANCEL.format(now=NOW, expires_now=EXPIRES_NOW, returning="RETURNING state")
 SQL_RETRY = RETRY.format(now=NOW, greatest="max", returning="RETURNING state")
+SQL_REQUEST_ABORT = REQUEST_ABORT.format(now=NOW, returning="RETURNING state")
+SQL_CANCEL_ABORTED = CANCEL_ABORTED.format(now=NOW, expires_now=EXPIRES_NOW)
 
 # Claim in one statement; SQLite's single writer makes the subquery + update atomic. RETURNING
 # has no order: priority and run_at come back so that the claim order can be restored.
@@ -77,4 +80,4 @@ class SQLiteJobs:
             rows = cursor.fetchall()
         # Highest priority first, then oldest run_at (one text format: it sorts as it reads).
         rows.sort(key=lambda row: (-row[-2], row[-1]))
-        return [ClaimedJob(self.from_db_uuid(row[0]), *row[1:-2]) for row in rows]
+        return [ClaimedJob.from_row((self.from_db_uuid(row[0]), *row[1:-2])) for row in rows]

@@ -1,5 +1,6 @@
 """SQLite store, worker section: acknowledge a batch in one fenced statement and claim in the
-same transaction, fence reads, release without spending the attempt."""
+same transaction, renew a batch of leases in one statement, fence reads, release without
+spending the attempt."""
 
 from ..fragments import SNOOZE, SQL_READ_FENCES, SQL_RELEASE  # noqa: F401  (statements of this vendor)
 from .jobs import EXPIRES_NOW, NOW, NOW_PLUS
@@ -12,6 +13,14 @@ SET state = 'succeeded', result = {{result}}, finished_at = {NOW}, expires_at = 
     lease_owner = NULL, lease_expires_at = NULL
 WHERE state = 'running' AND (id, fence) IN (VALUES {{pairs}})
 RETURNING id
+"""
+# Renew many leases in one fenced statement (row values; primary key), returning each renewed
+# row's abort_requested_at (an IS NOT NULL in RETURNING is evaluated wrongly by SQLite 3.40);
+# {pairs} is one (%s, %s) per lease.
+SQL_RENEW_MANY = f"""
+UPDATE headgate_job SET lease_expires_at = {NOW_PLUS}
+WHERE state = 'running' AND lease_owner = %s AND (id, fence) IN (VALUES {{pairs}})
+RETURNING id, abort_requested_at
 """
 # Snooze one job (fenced): available again after a bound strftime modifier, attempt not spent.
 SQL_SNOOZE = SNOOZE.format(run_at=NOW_PLUS)
@@ -37,3 +46,13 @@ class SQLiteWorker:
         with self.cursor() as cursor:
             cursor.execute(sql, params)
             return {self.from_db_uuid(row[0]) for row in cursor.fetchall()}
+
+    def renew_unlocked_leases(self, worker_id, leases, lease_seconds):
+        if not leases:
+            return {}
+        params = [self.duration_param(lease_seconds), worker_id]
+        for job_id, fence in leases:
+            params += [self.db_uuid(job_id), fence]
+        with self.cursor() as cursor:
+            cursor.execute(SQL_RENEW_MANY.format(pairs=", ".join(["(%s, %s)"] * len(leases))), params)
+            return {self.from_db_uuid(id_): requested_at is not None for id_, requested_at in cursor.fetchall()}
