@@ -151,6 +151,8 @@ FIELDS = (
           "Longest wait of one worker statement for a row lock."),
     Field(("WORKER", "WATCHDOG"), 15, "duration", 1, HOUR,
           "A claim loop stuck this long stops renewing leases; the worker exits (capped at half the lease)."),
+    Field(("WORKER", "ABORT_CHECK_INTERVAL"), 1, "duration", 0.1, MINUTE,
+          "How often running tasks' leases are renewed: how soon they see cancel()."),
     Field(("WORKER", "STARTUP_TIMEOUT"), 30, "duration", 0, HOUR,
           "How long a starting worker retries an unreachable database before it exits."),
     Field(("STATUS", "OLDEST_READY_WARNING"), 5 * MINUTE, "duration", 1, 30 * DAY,

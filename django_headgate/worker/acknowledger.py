@@ -13,6 +13,10 @@ isolated from the others (DESIGN §8a).
   given up; the job's lease is then no longer renewed, so the rescue duty releases it.
 - Retried writes recognise their own earlier success (a reply lost with the connection): a row at
   this run's fence in the state we wrote is counted as ours, not as "rejected as stale".
+- Job control (``control.py``): the outcome of an attempt whose abort was requested is written
+  as ``cancelled`` (fenced). A *late* outcome (its attempt already failed at its time limit) is
+  written only after that failure is settled, so the store refuses it; it is counted, and
+  logged at INFO.
 
 Logs name the error's class and code only (``dberrors``), never its text or a payload.
 """
@@ -21,7 +25,6 @@ import logging
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass
 
 from django.db import DatabaseError
 
@@ -33,6 +36,7 @@ from .backoff import JITTER_FRACTION, retry_delay_seconds
 from .dberrors import describe_database_error, is_connection_error, is_deadlock, is_permanent_error
 from .executor import Outcome
 from .logs import log_job_failed, log_job_snoozed, log_jobs_succeeded
+from .pending import PendingWrite
 from .storable import storable_value
 
 logger = logging.getLogger(__name__)
@@ -47,31 +51,14 @@ ISOLATED_WRITES_PER_ROUND = 8
 LOCKED_RETRY_SECONDS, LOCKED_MAX_SECONDS = 0.1, 2.0
 
 
-@dataclass(slots=True)
-class PendingWrite:
-    """A finished job whose outcome is not in the database yet."""
-
-    outcome: Outcome
-    finished_at: float  # time.monotonic() when it was handed over
-    tries: int = 0  # row-level failures
-    skips: int = 0  # times its row was locked by someone else
-    next_try_at: float = 0.0
-    isolated: bool = False  # written alone, after its batch failed
-    reduced: bool = False  # the error entry was already reduced to its type
-    uncertain: bool = False  # a connection was lost while it was being written
-
-    @property
-    def job(self):
-        return self.outcome.claimed
-
-
 class Acknowledger:
     """Writes outcomes; ``add()`` is called on job threads, everything else on the loop's thread.
 
-    ``on_settled(job_id)`` is called once a job needs no more lease renewal (written, stale, or
-    given up)."""
+    ``on_settled(claimed_job)`` is called once a job needs no more lease renewal (written, stale,
+    or given up)."""
 
-    def __init__(self, *, store, worker_id, lease_seconds, conf, stats, ratelog, on_settled, log_extra):
+    def __init__(self, *, store, worker_id, lease_seconds, conf, stats, ratelog, on_settled, log_extra,
+                 cancelling=frozenset()):
         self.store = store
         self.worker_id = worker_id
         self.lease_seconds = lease_seconds
@@ -83,19 +70,20 @@ class Acknowledger:
         self._inbox = deque()
         self._pending = []
         self._lock = threading.Lock()
-        self._finished_ids = set()
+        self._finished_ids = set()  # (job_id, fence)
+        self._cancelling = cancelling  # (job_id, fence) whose abort was requested (control.py)
 
     # -- hand-over (job threads) --------------------------------------------------------------
 
-    def add(self, outcome):
+    def add(self, outcome, late=False):
         with self._lock:
-            self._finished_ids.add(outcome.claimed.id)
-        self._inbox.append(PendingWrite(outcome, time.monotonic()))
+            self._finished_ids.add((outcome.claimed.id, outcome.claimed.fence))
+        self._inbox.append(PendingWrite(outcome, time.monotonic(), late=late))
 
-    def is_finished(self, job_id):
-        """True when the job's outcome is waiting to be written (its lease need not look alive)."""
+    def is_finished(self, job_id, fence):
+        """True when the attempt's outcome is waiting to be written (its lease need not look alive)."""
         with self._lock:
-            return job_id in self._finished_ids
+            return (job_id, fence) in self._finished_ids
 
     @property
     def pending(self):
@@ -103,6 +91,11 @@ class Acknowledger:
 
     def successes_waiting(self):
         return sum(1 for w in self._pending if w.outcome.succeeded and not w.isolated) + len(self._inbox)
+
+    def _is_batched(self, w):
+        """A success written with the batch (and the next claim) rather than alone."""
+        return w.outcome.succeeded and not (w.isolated or w.late) and not (
+            self._cancelling and w.key in self._cancelling)
 
     # -- one round ----------------------------------------------------------------------------
 
@@ -113,7 +106,7 @@ class Acknowledger:
             self._pending.append(self._inbox.popleft())
         now = time.monotonic()
         self._give_up_old(now)
-        batch = [w for w in self._pending if w.outcome.succeeded and not w.isolated and w.next_try_at <= now]
+        batch = [w for w in self._pending if self._is_batched(w) and w.next_try_at <= now]
         claimed = None
         if batch or claim_limit > 0:
             claimed = self._acknowledge_batch(batch, queues, claim_limit, now)
@@ -164,10 +157,16 @@ class Acknowledger:
     # -- one-row writes -----------------------------------------------------------------------
 
     def _write_isolated(self, now):
-        due = [w for w in self._pending if (w.isolated or not w.outcome.succeeded) and w.next_try_at <= now]
+        due = [w for w in self._pending if not self._is_batched(w) and w.next_try_at <= now]
+        if any(w.late for w in due):
+            # A late outcome waits until the time-limit failure of its attempt is settled.
+            settling = {w.key for w in self._pending if not w.late}
+            due = [w for w in due if not (w.late and w.key in settling)]
         for w in due[:ISOLATED_WRITES_PER_ROUND]:
             try:
-                if w.outcome.succeeded:
+                if self._cancelling and w.key in self._cancelling and not w.late:
+                    self._end_cancelled(w)
+                elif w.outcome.succeeded:
                     self._complete_alone(w, now)
                 elif w.outcome.is_snooze:
                     self._snooze(w)
@@ -201,6 +200,23 @@ class Acknowledger:
         log_job_failed(job, w.outcome.error["type"], state, delay, self._log)
         self._settle(w)
 
+    def _end_cancelled(self, w):
+        """The attempt's abort was requested: it ends ``cancelled`` whatever it returned or raised."""
+        job = w.job
+        try:
+            self.store.cancel_aborted_job(job.id, job.fence)
+        except StaleLease:
+            state, fence = self.store.read_fences([job.id]).get(job.id, (None, None)) if w.uncertain else (None, None)
+            if not (state == "cancelled" and fence == job.fence):  # else: our own earlier write
+                self._stale(w)
+                return
+        self.stats.cancelled += 1
+        logger.info("Job cancelled on request.", extra={
+            **self._log, "action": "job_cancelled", "job_id": str(job.id), "fence": job.fence,
+            "attempt": job.attempt,
+        })
+        self._settle(w)
+
     def _retry_delay(self, w):
         """Seconds before the retry of a failed attempt: the task's back-off, or the global one."""
         base, ceiling, jitter = (w.outcome.backoff or _GLOBAL_BACKOFF).resolve(
@@ -221,8 +237,9 @@ class Acknowledger:
 
     def _own_earlier_write(self, w):
         """After a lost connection, the failure or snooze may already be written: a row at our
-        fence that is no longer running (and was not cancelled) is ours. Returns its state, or None."""
-        if not w.uncertain:
+        fence that is no longer running (and was not cancelled) is ours. Returns its state, or
+        None (always for a late outcome: its attempt's earlier write was the time-limit failure)."""
+        if not w.uncertain or w.late:
             return None
         state, fence = self.store.read_fences([w.job.id]).get(w.job.id, (None, None))
         return state if fence == w.job.fence and state in ("available", "dead") else None
@@ -263,6 +280,13 @@ class Acknowledger:
                          action="ack_deferred_locked", **self._log)
 
     def _stale(self, w):
+        if w.late:  # expected: its attempt failed at its time limit
+            self.stats.late_refused += 1
+            logger.info("Late outcome of a timed-out attempt refused by the fence.", extra={
+                **self._log, "action": "late_outcome_refused", "job_id": str(w.job.id), "fence": w.job.fence,
+            })
+            self._settle(w)
+            return
         self.stats.stale += 1
         logger.warning("Acknowledgement rejected: the lease moved on.", extra={
             **self._log, "action": "stale_lease", "job_id": str(w.job.id), "fence": w.job.fence,
@@ -274,6 +298,9 @@ class Acknowledger:
             self._give_up(w, f"still unwritten {2 * self.lease_seconds:g} s after the job finished")
 
     def _give_up(self, w, why):
+        if not w.late:  # the attempt's late outcome must not outlive its time-limit failure
+            for late in [p for p in self._pending if p.late and p.key == w.key]:
+                self._give_up(late, "the failure of its attempt at its time limit was given up")
         self.stats.abandoned += 1
         logger.error("Gave up writing a job's outcome (%s); its lease lapses and the rescue duty "
                      "releases it.", why, extra={**self._log, "action": "write_given_up",
@@ -283,8 +310,8 @@ class Acknowledger:
     def _settle(self, w):
         self._pending.remove(w)
         with self._lock:
-            self._finished_ids.discard(w.job.id)
-        self.on_settled(w.job.id)
+            self._finished_ids.discard(w.key)
+        self.on_settled(w.job)
 
     def _warn_write_failed(self, exc, rows, job=None):
         what = "Deadlock while writing" if is_deadlock(exc) else "Could not write"

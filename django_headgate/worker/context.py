@@ -22,6 +22,14 @@ class JobContext:
     worker_id: str
     _store: object
     _output_max_chars: int
+    _stopping: object = frozenset()  # the worker's JobControl.stopping: (job_id, fence) pairs
+
+    @property
+    def abort_requested(self):
+        """True once this attempt should stop: ``cancel()`` asked for it (the worker sees that
+        within about a second), or its time limit passed. A set lookup, no query: check it as
+        often as you like and return (or raise) when it turns True."""
+        return (self.job_id, self.fence) in self._stopping
 
     def set_progress(self, progress):
         """Replace the job's progress with any JSON-serialisable value (made storable: NUL and

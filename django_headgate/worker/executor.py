@@ -70,17 +70,19 @@ def describe_error(exc, attempt, worker_id=None):
     )
 
 
-def run_job(claimed, store, worker_id, output_max_chars, max_snoozes=MAX_SNOOZES_DEFAULT):
+def run_job(claimed, store, worker_id, output_max_chars, max_snoozes=MAX_SNOOZES_DEFAULT,
+            stopping=frozenset()):
     """Call the job's task with its arguments; never raises. Returns an Outcome.
 
     A ``Snooze`` the task raises is a snooze while the job has snoozed fewer than
     ``max_snoozes`` times, else a failed attempt (``SnoozeLimitExceeded``). A failure is given
-    up at once when the task's ``retry_on`` / ``no_retry_on`` say so. Sends ``job_started``
+    up at once when the task's ``retry_on`` / ``no_retry_on`` say so. ``stopping`` holds the
+    ``(job_id, fence)`` whose ``current_job().abort_requested`` is True. Sends ``job_started``
     before the call and ``job_finished`` after it (robustly, and only when a receiver is
     connected: ``signals.py``)."""
     started = time.monotonic()
     send_job_started(claimed, worker_id)
-    outcome = _call_task(claimed, store, worker_id, output_max_chars, max_snoozes)
+    outcome = _call_task(claimed, store, worker_id, output_max_chars, max_snoozes, stopping)
     outcome.seconds = time.monotonic() - started
     send_job_finished(claimed, worker_id, attempt_outcome(
         outcome.succeeded, outcome.give_up, claimed.attempt, claimed.max_attempts, snoozed=outcome.is_snooze),
@@ -93,10 +95,10 @@ def _decoded(text, empty_text, empty):
     return empty if text == empty_text else json.loads(text)
 
 
-def _call_task(claimed, store, worker_id, output_max_chars, max_snoozes):
+def _call_task(claimed, store, worker_id, output_max_chars, max_snoozes, stopping=frozenset()):
     _set_current_job(JobContext(
         claimed.id, claimed.queue, claimed.task, claimed.attempt, claimed.max_attempts,
-        claimed.fence, worker_id, store, output_max_chars,
+        claimed.fence, worker_id, store, output_max_chars, stopping,
     ))
     entry = None
     try:

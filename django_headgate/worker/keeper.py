@@ -9,6 +9,12 @@ rejected by the fence.
 
 Liveness is tied to progress (``watchdog.py``): the keeper records each completed iteration
 (``progress_at``) and renews nothing once ``allows_renewal()`` turns False.
+
+Job control (``control.py``): each renewal reports which jobs ``cancel()`` asked to stop. Every
+``abort_check_seconds`` the leases of the tasks that have run for a quarter of a second or more
+are renewed, so that a request reaches them within about that time (one statement for all of
+them, none while every task is younger); and the keeper fails attempts whose time limit passed,
+waking for the earliest deadline.
 """
 
 import logging
@@ -28,7 +34,8 @@ logger = logging.getLogger(__name__)
 class LeaseKeeper(threading.Thread):
     def __init__(self, *, store, worker_id, instance_id, lease_seconds, heartbeat_seconds,
                  held_leases, register_heartbeat, on_lease_lost, allows_renewal=lambda: True,
-                 tick_seconds=5.0, budget_seconds=(5.0, 2.0), ratelog=None, session_name=None):
+                 tick_seconds=5.0, budget_seconds=(5.0, 2.0), ratelog=None, session_name=None,
+                 control=None):
         super().__init__(name="headgate-lease-keeper", daemon=True)
         self.store = store
         self.worker_id = worker_id
@@ -43,23 +50,30 @@ class LeaseKeeper(threading.Thread):
         self.tick_seconds = tick_seconds  # longest pause between iterations
         self.ratelog = ratelog or RateLimitedLog(logger)
         self.budget = TimeBudget(store, *budget_seconds, session_name=session_name)
+        self.control = control  # JobControl, or None (no abort checks, no deadlines)
         self.stopped = threading.Event()
         self.progress_at = time.monotonic()
 
     def run(self):
-        next_renewal = next_heartbeat = time.monotonic()
+        next_renewal = next_heartbeat = next_abort_check = time.monotonic()
         failures = 0
         try:
             while not self.stopped.is_set():
                 now = self.progress_at = time.monotonic()
                 if not self.allows_renewal():
                     return
+                if self.control is not None:  # no database work: deadlines fire while it is away
+                    self.control.expire_deadlines(now)
                 try:
                     self.budget.ensure()
                     if now >= next_renewal:
                         skipped = self.renew_leases()
                         # A row locked by someone else is tried again soon, not a third of a lease later.
                         next_renewal = now + (min(1.0, self.renew_every) if skipped else self.renew_every)
+                        next_abort_check = now + self._abort_check_every
+                    elif now >= next_abort_check:
+                        self.renew_long_running(now)
+                        next_abort_check = now + self._abort_check_every
                     if now >= next_heartbeat:
                         self.renew_heartbeat()
                         next_heartbeat = now + self.heartbeat_every
@@ -72,11 +86,30 @@ class LeaseKeeper(threading.Thread):
                     connections[self.store.alias].close()
                     self.stopped.wait(reconnect_delay_seconds(failures, max_seconds=self.tick_seconds))
                     continue
-                wait = min(next_renewal, next_heartbeat) - time.monotonic()
+                wait = min(next_renewal, next_heartbeat, next_abort_check, self._next_deadline()) - time.monotonic()
                 self.stopped.wait(max(0.05, min(wait, self.tick_seconds)))
         finally:
             self.budget.clear()
             connections[self.store.alias].close()
+
+    @property
+    def _abort_check_every(self):
+        return self.control.abort_check_seconds if self.control is not None else float("inf")
+
+    def _next_deadline(self):
+        deadline = self.control.next_deadline() if self.control is not None else None
+        return float("inf") if deadline is None else deadline
+
+    def renew_long_running(self, now):
+        """Renew early the leases of tasks running for ``abort_check_seconds`` or more (their
+        abort requests come back with the renewal); nothing when there are none."""
+        leases = self.control.long_running(now)
+        if leases:
+            self._note_aborts(leases, self.store.renew_unlocked_leases(self.worker_id, leases, self.lease_seconds))
+
+    def _note_aborts(self, leases, renewed):
+        if self.control is not None and any(renewed.values()):
+            self.control.request_abort([(job_id, fence) for job_id, fence in leases if renewed.get(job_id)])
 
     def renew_leases(self):
         """Renew every held lease; returns how many were skipped because their row was locked."""
@@ -84,6 +117,7 @@ class LeaseKeeper(threading.Thread):
         if not held:
             return 0
         renewed = self.store.renew_unlocked_leases(self.worker_id, held, self.lease_seconds)
+        self._note_aborts(held, renewed)
         missing = [(job_id, fence) for job_id, fence in held if job_id not in renewed]
         if not missing:
             return 0

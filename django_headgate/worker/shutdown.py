@@ -2,7 +2,8 @@
 what cannot finish in time, all while surviving a database that goes away meanwhile.
 
 1. Buffered jobs no thread has started are released at once: available again, attempt not spent.
-2. Running jobs may finish until ``SHUTDOWN_TIMEOUT``; their outcomes are written as they come,
+2. Running jobs may finish until ``SHUTDOWN_TIMEOUT`` (a thread still running a task past its
+   time limit is not waited for: its attempt has already failed); their outcomes are written as they come,
    reconnecting with the same backoff as the main loop (a restart during the drain costs no
    re-execution: an acknowledgement retried after a lost reply recognises its own write).
 3. At the timeout, jobs still running are released without spending their attempt and counted
@@ -28,7 +29,7 @@ class ShutdownMixin:
         to_release = [(job.id, job.fence) for job in self._buffer.take_unstarted()]
         deadline = time.monotonic() + self.conf.shutdown_timeout
         failures = 0
-        while to_release or self._running or self.acks.pending:
+        while to_release or self._has_live_jobs() or self.acks.pending:
             self._progress_at = time.monotonic()
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -45,14 +46,15 @@ class ShutdownMixin:
                 time.sleep(min(remaining, self._database_lost(exc, failures)))
                 continue
             failures = 0
-            if self._running or self.acks.pending:
+            if self._has_live_jobs() or self.acks.pending:
                 self._wake.wait(min(0.5, max(0.0, deadline - time.monotonic())))
         self._give_back_at_timeout(to_release)
 
     def _release(self, leases):
         released = self.store.release_jobs(self.worker_id, leases)
+        fences = dict(leases)
         for job_id in released:
-            self._forget(job_id)
+            self._forget_lease(job_id, fences[job_id])
         if released:
             logger.info("Released %d buffered job(s) unstarted.", len(released),
                         extra={**self._log, "action": "released_buffered", "rows": len(released)})
@@ -63,7 +65,7 @@ class ShutdownMixin:
         written, within FINAL_GRACE_SECONDS; count and log what is left."""
         grace_deadline = time.monotonic() + FINAL_GRACE_SECONDS
         with self._held_lock:
-            running = [(job.id, job.fence) for job in self._held.values() if job.id in self._running]
+            running = [(job.id, job.fence) for job in self._held.values() if (job.id, job.fence) in self._running]
         leases = running + unreleased
         failures = 0
         while leases or self.acks.pending:

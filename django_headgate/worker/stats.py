@@ -13,6 +13,12 @@ class WorkerStats:
     stale: int = 0
     #: Jobs that raised Snooze and were written back to available (attempt not spent).
     snoozed: int = 0
+    #: Attempts ended ``cancelled`` because cancel() asked them to stop (job control).
+    cancelled: int = 0
+    #: Attempts failed with JobTimeout at their time limit (also counted as retried or dead).
+    timed_out: int = 0
+    #: Outcomes of timed-out attempts returned after the deadline, refused by the fence.
+    late_refused: int = 0
     #: Buffered jobs given back unstarted at a stop (attempt not spent): normal, exit status 0.
     released: int = 0
     #: Running jobs given back when the shutdown timeout passed (attempt not spent).
@@ -24,7 +30,7 @@ class WorkerStats:
 
     @property
     def finished(self):
-        return self.succeeded + self.retried + self.dead + self.stale + self.snoozed
+        return self.succeeded + self.retried + self.dead + self.stale + self.snoozed + self.cancelled
 
     @property
     def left_work_undone(self):

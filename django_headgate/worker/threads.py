@@ -60,9 +60,10 @@ class JobThreads:
     begins, ``on_done(outcome)`` when it ends (both called on the job's thread)."""
 
     def __init__(self, concurrency, buffer, store, worker_id, output_max_chars, on_start, on_done,
-                 max_snoozes=MAX_SNOOZES_DEFAULT):
+                 max_snoozes=MAX_SNOOZES_DEFAULT, stopping=frozenset()):
         self._buffer = buffer
         self._max_snoozes = max_snoozes
+        self._stopping = stopping  # (job_id, fence) whose abort is requested (control.py)
         self._store = store
         self._worker_id = worker_id
         self._output_max_chars = output_max_chars
@@ -83,7 +84,7 @@ class JobThreads:
                     return
                 self._on_start(claimed)
                 self._on_done(run_job(claimed, self._store, self._worker_id, self._output_max_chars,
-                                      self._max_snoozes))
+                                      self._max_snoozes, self._stopping))
         finally:
             connections.close_all()  # this thread's connections (the tasks' own)
 

@@ -24,6 +24,7 @@ from ..store import get_store
 from .acknowledger import Acknowledger
 from .backoff import reconnect_delay_seconds
 from .budget import TimeBudget, session_name
+from .control import JobControl, JobControlHooks
 from .dberrors import describe_database_error
 from .keeper import LeaseKeeper
 from .logs import RateLimitedLog
@@ -47,7 +48,7 @@ def default_worker_id():
     return f"{socket.gethostname()}-{os.getpid()}"
 
 
-class Worker(ShutdownMixin, ServicesMixin):
+class Worker(ShutdownMixin, ServicesMixin, JobControlHooks):
     """A worker process's jobs. ``run()`` blocks until stopped, drained (``burst``) or ``max_jobs``."""
 
     def __init__(self, *, queues=None, concurrency=4, worker_id=None, burst=False, max_jobs=None,
@@ -82,16 +83,19 @@ class Worker(ShutdownMixin, ServicesMixin):
                                   session_name=session_name("worker", self.worker_id))
         self._held = {}  # job id -> ClaimedJob: buffered, running, or finished and unwritten
         self._held_lock = threading.Lock()
-        self._running = set()  # ids of jobs a thread has started and not finished
         self._buffer = ClaimBuffer()
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._progress_at = time.monotonic()
         self._claim_came_back_empty = False
         self._started = False
+        self.control = JobControl(abort_check_seconds=conf.worker_abort_check_interval,
+                                  worker_id=self.worker_id, on_timeout=self._timed_out)
+        self._running = self.control.running  # (id, fence) -> ...: started and not finished
         self.acks = Acknowledger(
             store=self.store, worker_id=self.worker_id, lease_seconds=self.lease_seconds, conf=conf,
             stats=self.stats, ratelog=self._ratelog, on_settled=self._forget, log_extra=self._log,
+            cancelling=self.control.cancelling,
         )
 
     # -- control ------------------------------------------------------------------------------
@@ -112,7 +116,7 @@ class Worker(ShutdownMixin, ServicesMixin):
             self.start_up()
         threads = JobThreads(self.concurrency, self._buffer, self.store, self.worker_id,
                              self.conf.output_max_chars, self._job_started, self._job_done,
-                             max_snoozes=self.conf.max_snoozes)
+                             max_snoozes=self.conf.max_snoozes, stopping=self.control.stopping)
         watchdog = Watchdog(bound_seconds=self.watchdog_seconds, worker_id=self.worker_id,
                             on_fire=self._watchdog_fired, progress={})
         keeper = LeaseKeeper(
@@ -122,6 +126,7 @@ class Worker(ShutdownMixin, ServicesMixin):
             on_lease_lost=self._lease_lost, allows_renewal=watchdog.allows_renewal,
             tick_seconds=self.watchdog_seconds / 4, budget_seconds=self._budget_seconds,
             ratelog=self._ratelog, session_name=session_name("keeper", self.worker_id),
+            control=self.control,
         )
         watchdog.progress.update({"claim loop": lambda: self._progress_at,
                                   "lease keeper": lambda: keeper.progress_at})
@@ -202,7 +207,10 @@ class Worker(ShutdownMixin, ServicesMixin):
             for job in claimed:
                 self._held[job.id] = job
         self.stats.claimed += len(claimed)
-        self._buffer.put_all(claimed)
+        if any(job.abort_requested for job in claimed):
+            self._buffer.put_all(self._end_unstarted(claimed))
+        else:
+            self._buffer.put_all(claimed)
         return claimed
 
     def _is_done(self):
@@ -250,16 +258,24 @@ class Worker(ShutdownMixin, ServicesMixin):
     # -- job threads --------------------------------------------------------------------------
 
     def _job_started(self, job):  # called on a job thread
-        self._running.add(job.id)
+        self.control.started(job)
 
     def _job_done(self, outcome):  # called on a job thread
-        self._running.discard(outcome.claimed.id)
-        self.acks.add(outcome)
+        late = self.control.finished(outcome.claimed)
+        self.acks.add(outcome, late=late)
         self._wake.set()
 
-    def _forget(self, job_id):
+    def _forget(self, job):
+        """The attempt ``job`` (a ClaimedJob) needs no more renewal; a later attempt of the same
+        job held meanwhile is kept."""
+        self._forget_lease(job.id, job.fence)
+
+    def _forget_lease(self, job_id, fence):
         with self._held_lock:
-            self._held.pop(job_id, None)
+            held = self._held.get(job_id)
+            if held is not None and held.fence == fence:
+                del self._held[job_id]
+        self.control.forget((job_id, fence))
 
     # -- leases, heartbeat, wake-ups ----------------------------------------------------------
 
@@ -276,7 +292,7 @@ class Worker(ShutdownMixin, ServicesMixin):
     def _lease_lost(self, job_id, fence, state=None):  # called on the keeper thread
         with self._held_lock:
             job = self._held.get(job_id)
-        if job is None or job.fence != fence or self.acks.is_finished(job_id):
+        if job is None or job.fence != fence or self.acks.is_finished(job_id, fence):
             return  # acknowledged (or being acknowledged) since the keeper's snapshot: not lost
         logger.warning("Lease lost while the job runs; its result will be rejected.", extra={
             **self._log, "action": "lease_lost", "job_id": str(job_id), "fence": fence, "state": state,

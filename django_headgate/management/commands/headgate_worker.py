@@ -125,6 +125,11 @@ class Command(BaseCommand):
             f"{stats.dead} dead, {stats.stale} rejected as stale"
             + (f", {stats.snoozed} snoozed." if stats.snoozed else ".")
         )
+        if stats.cancelled or stats.timed_out:
+            self.stdout.write(
+                f"headgate_worker {worker.worker_id}: {stats.cancelled} cancelled on request, "
+                f"{stats.timed_out} timed out, {stats.late_refused} late outcome(s) refused."
+            )
         if stats.released or stats.released_at_timeout or stats.abandoned:
             self.stdout.write(
                 f"headgate_worker {worker.worker_id}: {stats.released} released unstarted, "
