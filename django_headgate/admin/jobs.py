@@ -154,7 +154,8 @@ class JobAdmin(ViewPermissionFirst, admin.ModelAdmin):
                                ("tags", "unique_key", "retention_class"))}),
             ("Timing", {"fields": (("created_at", "run_at"), ("started_at", "finished_at", "expires_at"))}),
             ("Attempts and lease", {"fields": (("attempts", "max_attempts", "fence"),
-                                               ("lease_owner", "lease_expires_at"))}),
+                                               ("lease_owner", "lease_expires_at"),
+                                               ("timeout", "abort_requested_at"))}),
         ]
         if self.has_payload_permission(request):
             fieldsets += [
@@ -231,21 +232,23 @@ class JobAdmin(ViewPermissionFirst, admin.ModelAdmin):
 
     @admin.action(description="Cancel selected available or running jobs", permissions=["operate"])
     def cancel_jobs(self, request, queryset):
-        self._apply(request, queryset.values_list("id", flat=True), api.cancel, "cancelled")
+        self._apply(request, queryset.values_list("id", flat=True), api.cancel, _cancel_done)
 
     def _apply(self, request, job_ids, operation, done):
-        """Call ``operation(job_id)`` for each job; report successes and each refusal."""
-        succeeded = 0
+        """Call ``operation(job_id)`` for each job; report successes (grouped by what ``done``
+        says of the returned Job, or by ``done`` itself when it is text) and each refusal."""
+        succeeded = {}
         for job_id in job_ids:
             try:
-                operation(job_id)
+                job = operation(job_id)
             except HeadgateError as exc:
                 self.message_user(request, str(exc), messages.ERROR)
             else:
-                succeeded += 1
-        if succeeded:
-            noun = "job" if succeeded == 1 else "jobs"
-            self.message_user(request, f"{succeeded} {noun} {done}.", messages.SUCCESS)
+                label = done if isinstance(done, str) else done(job)
+                succeeded[label] = succeeded.get(label, 0) + 1
+        for label, count in succeeded.items():
+            noun = "job" if count == 1 else "jobs"
+            self.message_user(request, f"{count} {noun} {label}.", messages.SUCCESS)
 
     def operate_view(self, request, object_id, operation):
         """POST ``<id>/retry/`` or ``<id>/cancel/`` from the detail page's buttons."""
@@ -259,7 +262,7 @@ class JobAdmin(ViewPermissionFirst, admin.ModelAdmin):
         if operation == "retry":
             self._apply(request, [job.pk], api.retry, "retried")
         else:
-            self._apply(request, [job.pk], api.cancel, "cancelled")
+            self._apply(request, [job.pk], api.cancel, _cancel_done)
         return HttpResponseRedirect(reverse("admin:headgate_job_change", args=[job.pk],
                                             current_app=self.admin_site.name))
 
@@ -286,3 +289,10 @@ def _json_string(term):
 
 
 admin.site.register(Job, JobAdmin)
+
+
+def _cancel_done(job):
+    """What cancel() did: a waiting job is cancelled; a running one is asked to stop."""
+    if job.state == "running":
+        return "running: abort requested (ends cancelled when its task returns)"
+    return "cancelled"

@@ -25,7 +25,7 @@ from ..conf import get_settings
 from ..exceptions import HeadgateError, InvalidJob
 from ..ids import uuid7
 from ..registry import register_django_task
-from ..validation import check_max_attempts, check_queue_name, check_tags, check_unique_key
+from ..validation import check_max_attempts, check_queue_name, check_tags, check_timeout, check_unique_key
 from .checks import E_TASKS_OPTIONS, E_TASKS_QUEUE
 from .task_results import (
     RUNNER_PATH,
@@ -36,8 +36,8 @@ from .task_results import (
     task_result_for_job,
 )
 
-#: Headgate options a Task (or the backend's OPTIONS, except unique_key) can set.
-TASK_OPTION_NAMES = ("max_attempts", "retention_class", "unique_key", "tags")
+#: Headgate options a Task (or the backend's OPTIONS, except unique_key and timeout) can set.
+TASK_OPTION_NAMES = ("max_attempts", "retention_class", "unique_key", "tags", "timeout")
 BACKEND_OPTION_NAMES = ("max_attempts", "retention_class", "tags")
 RETENTION_CLASS_MAX_LENGTH = 100
 
@@ -61,6 +61,7 @@ OPTION_CHECKS = {
     "retention_class": _check_retention_class,
     "unique_key": check_unique_key,
     "tags": _check_tags,
+    "timeout": check_timeout,
 }
 
 
@@ -102,6 +103,7 @@ class HeadgateTask(Task):
     retention_class: str | None = None
     unique_key: str | None = None
     tags: tuple[str, ...] | None = None
+    timeout: float | None = None  # seconds per attempt (docs/job-control.md)
 
     def __post_init__(self):
         if isinstance(self.tags, list):
@@ -110,14 +112,14 @@ class HeadgateTask(Task):
         Task.__post_init__(self)
 
     def using(self, *, priority=None, queue_name=None, run_after=None, backend=None,
-              max_attempts=None, retention_class=None, unique_key=None, tags=None):
+              max_attempts=None, retention_class=None, unique_key=None, tags=None, timeout=None):
         """A new Task with modified defaults, Headgate's options included."""
         task = Task.using(self, priority=priority, queue_name=queue_name, run_after=run_after,
                           backend=backend)
         changes = {
             name: value for name, value in (
                 ("max_attempts", max_attempts), ("retention_class", retention_class),
-                ("unique_key", unique_key), ("tags", tags),
+                ("unique_key", unique_key), ("tags", tags), ("timeout", timeout),
             ) if value is not None
         }
         return replace(task, **changes) if changes else task

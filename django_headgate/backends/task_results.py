@@ -91,6 +91,7 @@ def task_for_job(job, backend):
         func=task.func, priority=job.priority, queue_name=job.queue, backend=backend.alias,
         run_after=run_after, takes_context=task.takes_context, max_attempts=job.max_attempts,
         retention_class=job.retention_class, unique_key=job.unique_key, tags=tuple(job.tags or ()),
+        timeout=job.timeout,
     )
 
 

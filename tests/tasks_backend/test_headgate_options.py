@@ -73,3 +73,19 @@ def test_headgate_decorator_takes_the_options_on_every_django_6():
 def test_headgate_decorator_refuses_options_for_another_backend():
     with pytest.raises(TypeError, match="need a HeadgateBackend"):
         headgate_task(backend="immediate", max_attempts=2)(django_tasks.plain_function)
+
+
+def test_timeout_comes_from_the_task_option():
+    limited = headgate_task(timeout=2.5)(django_tasks.plain_function)
+    job = Job.objects.get(pk=limited.enqueue().id)
+    assert job.timeout == 2.5
+    assert default_task_backend.get_result(str(job.id)).task.timeout == 2.5
+    assert Job.objects.get(pk=limited.using(timeout=9).enqueue().id).timeout == 9.0
+    assert Job.objects.get(pk=django_tasks.add.enqueue(1, 2).id).timeout is None
+
+
+def test_bad_timeout_option_is_refused():
+    from django.tasks.exceptions import InvalidTask
+
+    with pytest.raises(InvalidTask, match="timeout"):
+        headgate_task(timeout=0)(django_tasks.plain_function)
