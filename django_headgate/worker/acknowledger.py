@@ -35,7 +35,7 @@ from ..store.records import Completion
 from .backoff import JITTER_FRACTION, retry_delay_seconds
 from .dberrors import describe_database_error, is_connection_error, is_deadlock, is_permanent_error
 from .executor import Outcome
-from .logs import log_job_failed, log_job_snoozed, log_jobs_succeeded
+from .logs import log_job_control, log_job_failed, log_job_snoozed, log_jobs_succeeded
 from .pending import PendingWrite
 from .storable import storable_value
 
@@ -211,10 +211,7 @@ class Acknowledger:
                 self._stale(w)
                 return
         self.stats.cancelled += 1
-        logger.info("Job cancelled on request.", extra={
-            **self._log, "action": "job_cancelled", "job_id": str(job.id), "fence": job.fence,
-            "attempt": job.attempt,
-        })
+        log_job_control(job, "cancelled", self._log)
         self._settle(w)
 
     def _retry_delay(self, w):
@@ -282,9 +279,7 @@ class Acknowledger:
     def _stale(self, w):
         if w.late:  # expected: its attempt failed at its time limit
             self.stats.late_refused += 1
-            logger.info("Late outcome of a timed-out attempt refused by the fence.", extra={
-                **self._log, "action": "late_outcome_refused", "job_id": str(w.job.id), "fence": w.job.fence,
-            })
+            log_job_control(w.job, "late_refused", self._log)
             self._settle(w)
             return
         self.stats.stale += 1

@@ -27,8 +27,8 @@ from ..exceptions import JobTimeout
 from ..registry import get_task, is_registered
 from ..store.entries import error_entry
 from .executor import Outcome
+from .logs import log_job_control
 
-logger = logging.getLogger(__name__)
 
 #: Frames of the stuck task's stack kept in the JobTimeout entry (innermost last).
 STACK_FRAMES = 20
@@ -158,9 +158,7 @@ class JobControlHooks:
     def _timed_out(self, outcome):  # called on the keeper thread
         job = outcome.claimed
         self.stats.timed_out += 1
-        logger.warning("Job ran past its time limit; its attempt fails (the thread keeps its slot until "
-                       "the task returns).", extra={**self._log, "action": "job_timeout", "job_id": str(job.id),
-                                                     "fence": job.fence, "attempt": job.attempt})
+        log_job_control(job, "timed_out", self._log, logging.WARNING)
         self.acks.add(outcome)
         self._wake.set()
 

@@ -59,6 +59,26 @@ def log_job_snoozed(job, seconds, log_extra):
     )
 
 
+def log_job_control(job, event, log_extra, level=logging.INFO):
+    """One line for a job-control event of an attempt (``control.py``): ``timed_out``
+    (WARNING: the attempt fails, its thread keeps its slot), ``cancelled`` (ended on request) or
+    ``late_refused`` (the late outcome of a timed-out attempt, refused by the fence)."""
+    task, queue = loggable(job.task), loggable(job.queue, 64)
+    jobs_logger.log(
+        level, "Job %s (%s, queue %s) %s on attempt %d/%d.", job.id, task, queue, JOB_CONTROL_EVENTS[event],
+        job.attempt, job.max_attempts,
+        extra={**log_extra, "action": f"job_{event}", "job_id": str(job.id), "task": task, "queue": queue,
+               "attempt": job.attempt, "max_attempts": job.max_attempts, "fence": job.fence},
+    )
+
+
+JOB_CONTROL_EVENTS = {
+    "timed_out": "ran past its time limit (the attempt fails; its thread keeps its slot until the task returns)",
+    "cancelled": "ended cancelled, as cancel() asked",
+    "late_refused": "returned after its time limit; the outcome was refused by the fence",
+}
+
+
 def log_jobs_succeeded(outcomes, log_extra):
     """One DEBUG line per acknowledged success (nothing is built unless DEBUG is enabled)."""
     if not jobs_logger.isEnabledFor(logging.DEBUG):
