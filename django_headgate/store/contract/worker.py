@@ -4,7 +4,7 @@ or by a snooze), and the plan settings of the worker's own connections (their ti
 ``statement_budget``)."""
 
 from ..fragments import placeholders
-from . import runs
+from . import runs, vendor_supplies
 
 
 class WorkerContract:
