@@ -19,6 +19,10 @@ isolated from the others (DESIGN §8a).
   logged at INFO.
 
 Logs name the error's class and code only (``dberrors``), never its text or a payload.
+
+A little over the house's ~300 lines: one class, whose write paths (the batch, the isolated
+writes, each outcome kind) all read and settle the same pending-write bookkeeping; split across
+modules, that state would have to be passed back and forth.
 """
 
 import logging
