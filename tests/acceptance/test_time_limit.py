@@ -10,6 +10,7 @@ import pytest
 import django_headgate as headgate
 from django_headgate.models import Job
 from tests.acceptance.helpers import finish
+from tests.support.markers import marked_times
 from tests.support.waiting import wait_for
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.slow]
@@ -17,25 +18,18 @@ pytestmark = [pytest.mark.acceptance, pytest.mark.slow]
 TASK = "tests.testapp.job_control_tasks.sleep_ignoring_abort"
 
 
-def marks(marker, event):
-    """Times of ``event`` in a marker file (see tests/testapp/job_control_tasks.py)."""
-    if not marker.exists():
-        return []
-    return [float(line.split()[2]) for line in marker.read_text().splitlines() if line.split()[0] == event]
-
-
 def test_sleeping_job_times_out_twice_and_dies(spawn, tmp_path):
     marker = tmp_path / "marker"
     job = headgate.enqueue(TASK, args=(60, str(marker)), timeout=2, max_attempts=2)
     worker = spawn("headgate_worker", "--worker-id", "limits", "--concurrency", "2")
-    wait_for(lambda: marks(marker, "started"), message="the first attempt to start")
+    wait_for(lambda: marked_times(marker, "started"), message="the first attempt to start")
     started = time.monotonic()
     row = wait_for(lambda: Job.objects.filter(pk=job.id, state="dead").first(), timeout=60,
                    message="both attempts to time out")
     print(f"two 2 s attempts ended {time.monotonic() - started:.1f} s after the first started")
     assert [entry["type"] for entry in row.errors] == ["JobTimeout", "JobTimeout"]
     assert (row.attempts, row.result, row.lease_owner) == (2, None, None)
-    assert len(marks(marker, "started")) == 2 and not marks(marker, "returned")  # both threads still sleep
+    assert len(marked_times(marker, "started")) == 2 and not marked_times(marker, "returned")  # both threads still sleep
     # The stop does not wait for threads whose attempt already failed.
     worker.send_signal(signal.SIGTERM)
     returncode, stdout, stderr = finish(worker, timeout=40)
@@ -54,7 +48,7 @@ def test_late_result_is_refused_and_the_slot_stays_taken(spawn, tmp_path):
     assert row.errors[0]["type"] == "JobTimeout"
     wait_for(lambda: Job.objects.get(pk=other.id).state == "succeeded", timeout=60, message="the other job")
     # One thread: the other job started only once the timed-out task had returned.
-    assert marks(quick, "started")[0] >= marks(slow, "returned")[0]
+    assert marked_times(quick, "started")[0] >= marked_times(slow, "returned")[0]
     worker.send_signal(signal.SIGTERM)
     returncode, stdout, stderr = finish(worker, timeout=40)
     assert returncode == 0, stderr

@@ -5,6 +5,7 @@ import pytest
 
 import django_headgate as headgate
 from django_headgate.models import Job
+from tests.support.markers import marked_events, marked_times
 from tests.support.waiting import wait_for
 from tests.worker.worker_thread import WorkerThread
 
@@ -13,17 +14,13 @@ pytestmark = pytest.mark.django_db(transaction=True)
 TASKS = "tests.testapp.job_control_tasks"
 
 
-def events(marker):
-    return [line.split()[0] for line in marker.read_text().splitlines()] if marker.exists() else []
-
-
 def test_attempt_fails_at_its_deadline_and_its_late_result_is_refused(tmp_path):
     marker = tmp_path / "marker"
     job = headgate.enqueue(f"{TASKS}.sleep_ignoring_abort", args=(2.5, str(marker)), timeout=0.5, max_attempts=1)
     running = WorkerThread(concurrency=1)
     try:
         row = wait_for(lambda: Job.objects.filter(pk=job.id, state="dead").first(), message="the timeout")
-        assert events(marker) == ["started"]  # the task's thread still runs
+        assert marked_events(marker) == ["started"]  # the task's thread still runs
         assert (row.attempts, row.result, row.lease_owner) == (1, None, None)
         (entry,) = row.errors
         assert (entry["type"], entry["type_path"]) == ("JobTimeout", "django_headgate.exceptions.JobTimeout")
@@ -35,7 +32,7 @@ def test_attempt_fails_at_its_deadline_and_its_late_result_is_refused(tmp_path):
         stats = running.join()
     row = Job.objects.get(pk=job.id)
     assert (row.state, row.result, len(row.errors)) == ("dead", None, 1)
-    assert events(marker) == ["started", "returned"]
+    assert marked_events(marker) == ["started", "returned"]
     assert (stats.timed_out, stats.dead, stats.succeeded, stats.stale, stats.late_refused) == (1, 1, 0, 0, 1)
 
 
@@ -48,14 +45,14 @@ def test_timed_out_attempt_is_retried_and_the_slot_stays_taken(tmp_path):
                    message="the first attempt to time out")
         quick = headgate.enqueue(f"{TASKS}.sleep_ignoring_abort", args=(0, str(other)), max_attempts=1)
         # One thread: nothing else runs until the timed-out task returns.
-        wait_for(lambda: "returned" in events(marker), message="the first attempt's thread to return")
+        wait_for(lambda: "returned" in marked_events(marker), message="the first attempt's thread to return")
         wait_for(lambda: Job.objects.get(pk=job.id).state == "dead", message="the second attempt to time out")
         wait_for(lambda: Job.objects.get(pk=quick.id).state == "succeeded", message="the other job")
     finally:
         running.worker.request_stop()
         running.join()
-    started_others = [float(line.split()[2]) for line in other.read_text().splitlines() if line.startswith("started")]
-    returned_first = [float(line.split()[2]) for line in marker.read_text().splitlines() if line.startswith("returned")]
+    started_others = marked_times(other, "started")
+    returned_first = marked_times(marker, "returned")
     assert started_others[0] >= returned_first[0]
     row = Job.objects.get(pk=job.id)
     assert [entry["type"] for entry in row.errors] == ["JobTimeout", "JobTimeout"]
@@ -78,7 +75,7 @@ def test_stop_does_not_wait_for_a_thread_past_its_time_limit(settings, tmp_path)
     running.worker.request_stop()
     stats = running.join(timeout=30)  # well under SHUTDOWN_TIMEOUT: the drain has nothing to wait for
     assert (stats.timed_out, stats.released_at_timeout, stats.left_work_undone) == (1, 0, False)
-    assert events(marker) == ["started"]
+    assert marked_events(marker) == ["started"]
 
 
 def test_retry_rules_apply_to_a_timeout(tmp_path):
