@@ -51,6 +51,24 @@ def rate(count, seconds):
     return count / seconds if seconds > 0 else None
 
 
+def measure_raw_drain(execute, fill, drain, count, batch, analyze_sql):
+    """A raw-SQL floor's drain, with and without acknowledgements, on a table ``raw_job`` emptied
+    and refilled (``fill(count)``) before each and analyzed (``analyze_sql``); ``drain(batch,
+    acknowledge)`` returns (jobs done, seconds). The vendors differ in their statements only."""
+    result = {"jobs": count, "claim_per_statement": batch}
+    for acknowledge, key in ((True, "jobs_per_s"), (False, "claim_only_jobs_per_s")):
+        execute("TRUNCATE raw_job")
+        fill(count)
+        execute(analyze_sql)
+        done, seconds = drain(batch, acknowledge)
+        assert done == count, (done, count)
+        result[key] = rate(done, seconds)
+        if acknowledge:
+            result["seconds"] = seconds
+    execute("TRUNCATE raw_job")
+    return result
+
+
 def timed(func, *args, **kwargs):
     """Run func; return (its result, elapsed seconds by perf_counter)."""
     started = time.perf_counter()

@@ -22,7 +22,7 @@ import uuid
 
 import psycopg
 
-from bench.common import emit, log, rate, timed
+from bench.common import emit, log, measure_raw_drain, rate, timed
 
 # A table shaped like headgate_job, with its claim index.
 SQL_CREATE = """
@@ -165,18 +165,9 @@ def drain(connection, batch, acknowledge):
 
 
 def measure_drain(connection, count, batch):
-    result = {"jobs": count, "claim_per_statement": batch}
-    for acknowledge, key in ((True, "jobs_per_s"), (False, "claim_only_jobs_per_s")):
-        connection.execute("TRUNCATE raw_job")
-        insert_many(connection, count)
-        connection.execute("ANALYZE raw_job")
-        done, seconds = drain(connection, batch, acknowledge)
-        assert done == count, (done, count)
-        result[key] = rate(done, seconds)
-        if acknowledge:
-            result["seconds"] = seconds
-    connection.execute("TRUNCATE raw_job")
-    return result
+    return measure_raw_drain(connection.execute, lambda n: insert_many(connection, n),
+                             lambda size, acknowledge: drain(connection, size, acknowledge),
+                             count, batch, "ANALYZE raw_job")
 
 
 def main():

@@ -16,7 +16,7 @@ import argparse
 import uuid
 from urllib.parse import urlsplit
 
-from bench.common import emit, log, rate, timed
+from bench.common import emit, log, measure_raw_drain, timed
 
 SQL_CREATE = """
 CREATE TABLE raw_job (
@@ -98,20 +98,15 @@ def drain(connection, batch, acknowledge):
 
 
 def measure_drain(connection, count, batch):
-    result = {"jobs": count, "claim_per_statement": batch}
     cursor = connection.cursor()
-    for acknowledge, key in ((True, "jobs_per_s"), (False, "claim_only_jobs_per_s")):
-        cursor.execute("TRUNCATE raw_job")
-        insert_many(connection, count)
-        cursor.execute("ANALYZE TABLE raw_job")
-        cursor.fetchall()
-        done, seconds = drain(connection, batch, acknowledge)
-        assert done == count, (done, count)
-        result[key] = rate(done, seconds)
-        if acknowledge:
-            result["seconds"] = seconds
-    cursor.execute("TRUNCATE raw_job")
-    return result
+
+    def execute(sql):
+        cursor.execute(sql)
+        cursor.fetchall()  # ANALYZE TABLE returns a result set that must be read
+
+    return measure_raw_drain(execute, lambda n: insert_many(connection, n),
+                             lambda size, acknowledge: drain(connection, size, acknowledge),
+                             count, batch, "ANALYZE TABLE raw_job")
 
 
 def main():
