@@ -27,21 +27,20 @@ def error_entry(attempt, type_name, type_path, message, traceback_text, worker_i
     }
 
 
+def class_entry(exc_type, attempt, message, traceback_text, worker_id):
+    """An ``errors`` entry naming the exception class ``exc_type`` (its name and dotted path)."""
+    return error_entry(attempt, exc_type.__qualname__, f"{exc_type.__module__}.{exc_type.__qualname__}",
+                       message, traceback_text, worker_id)
+
+
 def exception_entry(exc, attempt, worker_id=None):
     """The entry of an attempt that raised ``exc``."""
-    exc_type = type(exc)
-    return error_entry(
-        attempt, exc_type.__qualname__, f"{exc_type.__module__}.{exc_type.__qualname__}", str(exc),
-        "".join(traceback.format_exception(exc)), worker_id,
-    )
+    return class_entry(type(exc), attempt, str(exc), "".join(traceback.format_exception(exc)), worker_id)
 
 
 def lease_expired_entry(attempt, lease_owner):
     """The entry the rescue writes for an attempt whose lease lapsed (``LeaseExpired``)."""
-    return error_entry(
-        attempt, LeaseExpired.__qualname__, f"{LeaseExpired.__module__}.{LeaseExpired.__qualname__}",
-        f"lease of {lease_owner or '?'} expired", "", lease_owner,
-    )
+    return class_entry(LeaseExpired, attempt, f"lease of {lease_owner or '?'} expired", "", lease_owner)
 
 
 def dump_entry(entry):

@@ -25,7 +25,7 @@ import traceback
 
 from ..exceptions import JobTimeout
 from ..registry import get_task, is_registered
-from ..store.entries import error_entry
+from ..store.entries import class_entry
 from .executor import Outcome
 from .logs import log_job_control
 
@@ -132,9 +132,7 @@ class JobControl:
         frame = sys._current_frames().get(thread_ident)
         stack = "".join(traceback.format_stack(frame, limit=STACK_FRAMES)) if frame is not None else ""
         where = f"Stack of the task when its time limit passed:\n{stack}" if stack else ""
-        entry = error_entry(claimed.attempt, JobTimeout.__qualname__,
-                            f"{JobTimeout.__module__}.{JobTimeout.__qualname__}", timeout.message, where,
-                            self.worker_id)
+        entry = class_entry(JobTimeout, claimed.attempt, timeout.message, where, self.worker_id)
         task = get_task(claimed.task) if is_registered(claimed.task) else None
         return Outcome(claimed, error=entry, give_up=task is not None and not task.retries(timeout),
                        backoff=task.backoff if task is not None else None)

@@ -14,7 +14,7 @@ from ..exceptions import SnoozeLimitExceeded, UnknownTask
 from ..registry import get_task
 from ..signals import attempt_outcome, send_job_finished, send_job_started
 from ..snooze import Snooze
-from ..store.entries import error_entry
+from ..store.entries import class_entry
 from .context import JobContext, _set_current_job, json_result
 
 logger = logging.getLogger(__name__)
@@ -63,11 +63,8 @@ def describe_error(exc, attempt, worker_id=None):
     """The ``errors`` entry of a failed attempt (the store adds the store-clock ``at``): the one
     entry format of ``store.entries``, which the rescue's ``LeaseExpired`` entries share, with
     database detail scrubbed from message and traceback before they are cut to their limits."""
-    exc_type = type(exc)
-    return error_entry(
-        attempt, exc_type.__qualname__, f"{exc_type.__module__}.{exc_type.__qualname__}",
-        scrub_database_text(str(exc)), scrub_database_text("".join(traceback.format_exception(exc))), worker_id,
-    )
+    return class_entry(type(exc), attempt, scrub_database_text(str(exc)),
+                       scrub_database_text("".join(traceback.format_exception(exc))), worker_id)
 
 
 def run_job(claimed, store, worker_id, output_max_chars, max_snoozes=MAX_SNOOZES_DEFAULT,
