@@ -290,37 +290,24 @@ def validate_settings(raw=None):
     return values, errors
 
 
+#: Rules between two duration settings: (the setting reported, the one it is compared with, the
+#: test the pair must pass, how the message says it).
+_ORDERED_PAIRS = (
+    (("HEARTBEAT", "RETENTION"), ("HEARTBEAT", "STALE_AFTER"), lambda value, other: value > other, "must exceed"),
+    (("HEARTBEAT", "PRUNE_BATCH_TIMEOUT"), ("HEARTBEAT", "STALE_AFTER"), lambda value, other: value < other,
+     "must be below"),
+    (("RETRY_BACKOFF_BASE",), ("RETRY_BACKOFF_MAX",), lambda value, other: value <= other, "must not exceed"),
+    (("WORKER", "WATCHDOG"), ("WORKER", "STATEMENT_TIMEOUT"), lambda value, other: value > other, "must exceed"),
+)
+
+
 def _cross_field_errors(values):
     errors = []
-    stale = values.get("heartbeat_stale_after")
-    retention = values.get("heartbeat_retention")
-    if stale is not None and retention is not None and retention <= stale:
-        errors.append((
-            FIELDS_BY_PATH[("HEARTBEAT", "RETENTION")].name,
-            f"HEADGATE['HEARTBEAT']['RETENTION'] ({retention:g} s) must exceed "
-            f"HEADGATE['HEARTBEAT']['STALE_AFTER'] ({stale:g} s).",
-        ))
-    budget = values.get("heartbeat_prune_batch_timeout")
-    if stale is not None and budget is not None and budget >= stale:
-        errors.append((
-            FIELDS_BY_PATH[("HEARTBEAT", "PRUNE_BATCH_TIMEOUT")].name,
-            f"HEADGATE['HEARTBEAT']['PRUNE_BATCH_TIMEOUT'] ({budget:g} s) must be below "
-            f"HEADGATE['HEARTBEAT']['STALE_AFTER'] ({stale:g} s).",
-        ))
-    base, ceiling = values.get("retry_backoff_base"), values.get("retry_backoff_max")
-    if base is not None and ceiling is not None and base > ceiling:
-        errors.append((
-            FIELDS_BY_PATH[("RETRY_BACKOFF_BASE",)].name,
-            f"HEADGATE['RETRY_BACKOFF_BASE'] ({base:g} s) must not exceed "
-            f"HEADGATE['RETRY_BACKOFF_MAX'] ({ceiling:g} s).",
-        ))
-    budget, watchdog = values.get("worker_statement_timeout"), values.get("worker_watchdog")
-    if budget is not None and watchdog is not None and watchdog <= budget:
-        errors.append((
-            FIELDS_BY_PATH[("WORKER", "WATCHDOG")].name,
-            f"HEADGATE['WORKER']['WATCHDOG'] ({watchdog:g} s) must exceed "
-            f"HEADGATE['WORKER']['STATEMENT_TIMEOUT'] ({budget:g} s).",
-        ))
+    for path, other_path, holds, phrase in _ORDERED_PAIRS:
+        field, other = FIELDS_BY_PATH[path], FIELDS_BY_PATH[other_path]
+        value, other_value = values.get(field.attribute), values.get(other.attribute)
+        if value is not None and other_value is not None and not holds(value, other_value):
+            errors.append((field.name, f"{field.name} ({value:g} s) {phrase} {other.name} ({other_value:g} s)."))
     pooling = values.get("pooling")
     if isinstance(pooling, dict):
         errors.extend(
