@@ -1,5 +1,9 @@
 """The one human-readable duration formatter of the package (settings messages, the status
-report, the admin): the largest unit that divides the duration exactly, else seconds."""
+report, the admin): the largest unit that divides the duration exactly, else seconds; and the
+one reader of a duration a caller gives (a timedelta or a number of seconds)."""
+
+import math
+from datetime import timedelta
 
 MINUTE = 60
 HOUR = 60 * MINUTE
@@ -7,6 +11,15 @@ DAY = 24 * HOUR
 
 #: (long name, short name, seconds), largest first.
 UNITS = (("day", "d", DAY), ("hour", "h", HOUR), ("minute", "min", MINUTE))
+
+
+def seconds_within(value, minimum, maximum):
+    """``value`` (a timedelta or a number of seconds, not a bool) as float seconds when it is
+    finite and from ``minimum`` to ``maximum``; None otherwise (the caller raises its own error)."""
+    seconds = value.total_seconds() if isinstance(value, timedelta) else value
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+        return None
+    return float(seconds) if math.isfinite(seconds) and minimum <= seconds <= maximum else None
 
 
 def plain_number(value):

@@ -16,10 +16,9 @@ Retries still stop at ``max_attempts``.
 
 import math
 from dataclasses import dataclass
-from datetime import timedelta
 
 from .conf import FIELDS_BY_PATH
-from .durations import describe_duration, plain_number
+from .durations import describe_duration, plain_number, seconds_within
 from .exceptions import InvalidTaskOption
 from .snooze import Snooze
 
@@ -98,16 +97,14 @@ def _check_seconds(value, key):
     if key not in value:
         return None
     raw = value[key]
-    seconds = raw.total_seconds() if isinstance(raw, timedelta) else raw
     field = FIELDS_BY_PATH[BACKOFF_KEYS[key]]
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not (
-        math.isfinite(seconds) and field.minimum <= seconds <= field.maximum
-    ):
+    seconds = seconds_within(raw, field.minimum, field.maximum)
+    if seconds is None:
         raise _invalid("backoff", (
             f"backoff[{key!r}] must be a duration (timedelta or seconds) from {plain_number(field.minimum)} to "
             f"{plain_number(field.maximum)} seconds ({describe_duration(field.minimum, short=True)} to "
             f"{describe_duration(field.maximum, short=True)}), as {field.name} (got {raw!r})."))
-    return float(seconds)
+    return seconds
 
 
 def _check_jitter(jitter):

@@ -7,10 +7,7 @@ snooze beyond that is a failed attempt with the error ``SnoozeLimitExceeded`` (r
 like any failure), so no job snoozes for ever. docs/job-control.md says the rest.
 """
 
-import math
-from datetime import timedelta
-
-from .durations import DAY, describe_duration
+from .durations import DAY, describe_duration, seconds_within
 from .exceptions import InvalidSnooze
 
 #: The longest snooze: beyond it, schedule the work with ``enqueue(run_at=...)``.
@@ -20,14 +17,12 @@ MAX_SNOOZE_SECONDS = 7 * DAY
 def check_snooze_seconds(seconds):
     """``seconds`` (a number or a timedelta) as float seconds; InvalidSnooze unless it is finite
     and from 0 to ``MAX_SNOOZE_SECONDS``."""
-    value = seconds.total_seconds() if isinstance(seconds, timedelta) else seconds
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
-        math.isfinite(value) and 0 <= value <= MAX_SNOOZE_SECONDS
-    ):
+    value = seconds_within(seconds, 0, MAX_SNOOZE_SECONDS)
+    if value is None:
         raise InvalidSnooze(
             f"Snooze takes a finite number of seconds (or a timedelta) from 0 to {MAX_SNOOZE_SECONDS} "
             f"({describe_duration(MAX_SNOOZE_SECONDS)}); got {seconds!r}.", seconds=seconds)
-    return float(value)
+    return value
 
 
 class Snooze(Exception):

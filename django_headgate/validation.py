@@ -26,6 +26,7 @@ from .exceptions import (
     InvalidUniqueKey,
     UnknownTask,
 )
+from .durations import seconds_within
 from .payload import check_text, dump_json  # noqa: F401  (dump_json: worker.context imports it from here)
 
 QUEUE_NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
@@ -126,14 +127,12 @@ def check_delay(delay):
     """None (0.0) or a timedelta / number of seconds, finite, from 0 to 36,500 days: float seconds."""
     if delay is None:
         return 0.0
-    seconds = delay.total_seconds() if isinstance(delay, timedelta) else delay
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not (
-        math.isfinite(seconds) and 0 <= seconds <= MAX_DELAY_SECONDS
-    ):
+    seconds = seconds_within(delay, 0, MAX_DELAY_SECONDS)
+    if seconds is None:
         raise InvalidRunAt(
             f"delay must be a finite timedelta or number of seconds from 0 to {MAX_DELAY_SECONDS // 86400:,} "
             f"days (got {delay!r}).", field="delay")
-    return float(seconds)
+    return seconds
 
 
 def check_timeout(timeout):
@@ -141,14 +140,12 @@ def check_timeout(timeout):
     float seconds. Raises InvalidTimeout (``field="timeout"``)."""
     if timeout is None:
         return None
-    seconds = timeout.total_seconds() if isinstance(timeout, timedelta) else timeout
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not (
-        math.isfinite(seconds) and TIMEOUT_MIN_SECONDS <= seconds <= TIMEOUT_MAX_SECONDS
-    ):
+    seconds = seconds_within(timeout, TIMEOUT_MIN_SECONDS, TIMEOUT_MAX_SECONDS)
+    if seconds is None:
         raise InvalidTimeout(
             f"timeout must be a finite timedelta or number of seconds from {TIMEOUT_MIN_SECONDS:g} to "
             f"{TIMEOUT_MAX_SECONDS:,} (7 days) (got {timeout!r}).", field="timeout", timeout=timeout)
-    return float(seconds)
+    return seconds
 
 
 def check_unique_key(unique_key):
