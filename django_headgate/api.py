@@ -90,35 +90,82 @@ def _first_set(*values):
     return next((value for value in values if value is not None), None)
 
 
-def build_new_job(spec, conf, using, unique_key=None):
+def build_new_job(spec, conf, using, unique_key=None, options=None):
     """Validate a JobSpec into a NewJob ready to insert; raises before anything is written.
 
-    An option the spec leaves None takes the registered task's default, then the setting's."""
-    task = check_task_path(spec.task)
-    defaults = _task_defaults(task, conf)
-    queue = check_queue_name(_first_set(spec.queue, defaults.get("queue"), conf.default_queue))
+    An option the spec leaves None takes the registered task's default, then the setting's.
+    ``options``: an :class:`OptionsCache` shared by the specs of one ``enqueue_many`` call."""
+    task, queue, priority, max_attempts, tags_json, retention_class, timeout = (
+        _resolve_options(spec, conf, using) if options is None else options.resolve(spec))
     _, _, args_json, kwargs_json = check_args(spec.args, spec.kwargs or {}, conf.max_payload_bytes)
     run_at = check_run_at(spec.run_at)
-    max_attempts = _first_set(spec.max_attempts, defaults.get("max_attempts"), conf.default_max_attempts)
-    retention_class = spec.retention_class
-    if retention_class is None and not spec.retain_forever:
-        retention_class = defaults.get("retention_class")
     return NewJob(
         id=_check_job_id(spec.job_id),
         queue=queue,
         task=task,
         args_json=args_json,
         kwargs_json=kwargs_json,
-        priority=check_priority(_first_set(spec.priority, defaults.get("priority"), 0)),
+        priority=priority,
         run_at=run_at,
         delay_seconds=_delay_seconds(run_at, spec.delay),
-        max_attempts=check_max_attempts(max_attempts),
+        max_attempts=max_attempts,
         unique_key=check_unique_key(unique_key),
         fingerprint=fingerprint(task, args_json, kwargs_json),
-        tags_json=dump_json(check_tags(spec.tags), "tags"),
-        retention_class=resolve_retention_class(queue, retention_class, spec.retain_forever, using),
-        timeout=check_timeout(_first_set(spec.timeout, defaults.get("timeout"))),
+        tags_json=tags_json,
+        retention_class=retention_class,
+        timeout=timeout,
     )
+
+
+def _resolve_options(spec, conf, using):
+    """The spec's options checked and resolved: (task, queue, priority, max_attempts, tags JSON,
+    retention class, timeout seconds)."""
+    task = check_task_path(spec.task)
+    defaults = _task_defaults(task, conf)
+    queue = check_queue_name(_first_set(spec.queue, defaults.get("queue"), conf.default_queue))
+    max_attempts = _first_set(spec.max_attempts, defaults.get("max_attempts"), conf.default_max_attempts)
+    retention_class = spec.retention_class
+    if retention_class is None and not spec.retain_forever:
+        retention_class = defaults.get("retention_class")
+    return (
+        task, queue, check_priority(_first_set(spec.priority, defaults.get("priority"), 0)),
+        check_max_attempts(max_attempts), dump_json(check_tags(spec.tags), "tags"),
+        resolve_retention_class(queue, retention_class, spec.retain_forever, using),
+        check_timeout(_first_set(spec.timeout, defaults.get("timeout"))),
+    )
+
+
+class OptionsCache:
+    """Resolved options of one ``enqueue_many`` call, by the spec fields they are made of: the
+    specs of a batch mostly share task, queue and the rest, and resolving them (registry,
+    queue policy, checks) was most of the call's Python time. Payload, id and times are checked
+    per spec."""
+
+    def __init__(self, conf, using):
+        self.conf, self.using, self._resolved = conf, using, {}
+
+    def resolve(self, spec):
+        key = self._key(spec)
+        if key is None:
+            return _resolve_options(spec, self.conf, self.using)
+        options = self._resolved.get(key)
+        if options is None:
+            options = self._resolved[key] = _resolve_options(spec, self.conf, self.using)
+        return options
+
+    @staticmethod
+    def _key(spec):
+        """The fields, with the types of the numbers (1, 1.0 and True are equal keys but not all
+        valid input); None when a field is unhashable (resolved without the cache)."""
+        tags = tuple(spec.tags) if type(spec.tags) is list else spec.tags
+        key = (spec.task, spec.queue, spec.priority, type(spec.priority), spec.max_attempts,
+               type(spec.max_attempts), spec.retention_class, bool(spec.retain_forever), tags,
+               spec.timeout, type(spec.timeout))
+        try:
+            hash(key)
+        except TypeError:
+            return None
+        return key
 
 
 def _job_instance(new_job, created_at, run_at, using):
@@ -199,7 +246,8 @@ def enqueue_many(specs, *, using=None):
     """
     conf = get_settings()
     using = using or conf.database
-    new_jobs = [build_new_job(spec, conf, using) for spec in specs]
+    options = OptionsCache(conf, using)
+    new_jobs = [build_new_job(spec, conf, using, options=options) for spec in specs]
     if new_jobs:
         store = get_store(using)
         with transaction.atomic(using=using):

@@ -39,10 +39,15 @@ def check_text(text, field):
 _CANONICAL_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
+_EMPTY_JSON = {list: "[]", tuple: "[]", dict: "{}"}
+
+
 def dump_json(value, what):
     """Serialise ``value`` to canonical JSON text under the payload rule, or raise an
     InvalidArguments subclass naming ``what``: not JSON, nested deeper than MAX_JSON_DEPTH, or a
     string or key with NUL or a lone surrogate."""
+    if not value and type(value) in _EMPTY_JSON:
+        return _EMPTY_JSON[type(value)]  # most jobs' kwargs, tags or args: no encoder call
     try:
         text = _CANONICAL_JSON.encode(value)
     except RecursionError:

@@ -2,10 +2,10 @@
 acknowledge and claim again in one round trip.
 
 One loop iteration: write what finished and claim enough ready jobs to fill the buffer
-(``BUFFER_PER_THREAD x concurrency`` leases in all), both in one statement where the vendor
-allows (``Acknowledger.round``); then wait until enough jobs finish, the buffer runs low, a NOTIFY
-arrives or the poll interval passes. Job threads take from the buffer, so a short job never
-waits for a claim. The loop's statements run under a time budget on its own connection, a lost
+(``BUFFER_PER_THREAD x concurrency`` leases, more while jobs are short: ``buffer_size.py``),
+both in one statement where the vendor allows (``Acknowledger.round``); then wait until enough
+jobs finish, the buffer runs low, a NOTIFY arrives or the poll interval passes. Job threads take
+from the buffer, so a short job never waits for a claim. The loop's statements run under a time budget on its own connection, a lost
 database is retried with jittered backoff and rate-limited log lines, and each completed
 iteration feeds the watchdog (``watchdog.py``). Stopping and draining are in ``shutdown.py``.
 """
@@ -24,6 +24,7 @@ from ..store import get_store
 from .acknowledger import Acknowledger
 from .backoff import reconnect_delay_seconds
 from .budget import TimeBudget, session_name
+from .buffer_size import BufferSize
 from .control import JobControl, JobControlHooks
 from .dberrors import describe_database_error
 from .keeper import LeaseKeeper
@@ -59,7 +60,8 @@ class Worker(ShutdownMixin, ServicesMixin, JobControlHooks):
         self.store = get_store(using or conf.database)
         self.queues = list(queues) if queues else None
         self.concurrency = concurrency
-        self.buffer_size = buffer_size or conf.worker_buffer_per_thread * concurrency
+        self.buffer = BufferSize.fixed(buffer_size) if buffer_size else BufferSize(
+            concurrency, conf.worker_buffer_per_thread, conf.worker_buffer_max_per_thread)
         self.worker_id = worker_id or default_worker_id()
         self.instance_id = uuid.uuid4()
         self.burst = burst
@@ -94,8 +96,8 @@ class Worker(ShutdownMixin, ServicesMixin, JobControlHooks):
         self._running = self.control.running  # (id, fence) -> ...: started and not finished
         self.acks = Acknowledger(
             store=self.store, worker_id=self.worker_id, lease_seconds=self.lease_seconds, conf=conf,
-            stats=self.stats, ratelog=self._ratelog, on_settled=self._forget, log_extra=self._log,
-            cancelling=self.control.cancelling,
+            stats=self.stats, ratelog=self._ratelog, log_extra=self._log, cancelling=self.control.cancelling,
+            on_settled=lambda job: self._forget_lease(job.id, job.fence),
         )
 
     # -- control ------------------------------------------------------------------------------
@@ -134,13 +136,14 @@ class Worker(ShutdownMixin, ServicesMixin, JobControlHooks):
         watchdog.start()
         listener = self._start_listener()
         maintenance = self._start_maintenance()
-        logger.info("Worker %s started: queues %s, concurrency %d, lease %g s, buffer %d, database %r%s.",
+        logger.info("Worker %s started: queues %s, concurrency %d, lease %g s, buffer %s, database %r%s.",
                     self.worker_id, ",".join(self.queues) if self.queues else "(every queue)", self.concurrency,
-                    self.lease_seconds, self.buffer_size, self.store.alias,
+                    self.lease_seconds, self.buffer.describe(), self.store.alias,
                     ", with maintenance" if self.maintenance is not None else "",
                     extra={**self._log, "action": "worker_start", "queues": self.queues,
                            "concurrency": self.concurrency, "lease_seconds": self.lease_seconds,
-                           "buffer": self.buffer_size, "database": self.store.alias,
+                           "buffer": self.buffer.minimum, "buffer_max": self.buffer.maximum,
+                           "database": self.store.alias,
                            "maintenance": self.maintenance is not None})
         try:
             self._loop()
@@ -196,7 +199,7 @@ class Worker(ShutdownMixin, ServicesMixin, JobControlHooks):
         limit = 0
         if claim:
             # Successes acknowledged in the same statement free their places in the buffer.
-            limit = self.buffer_size - len(self._held) + self.acks.successes_waiting()
+            limit = self.buffer.current - len(self._held) + self.acks.successes_waiting()
             if self.max_jobs is not None:
                 limit = min(limit, self.max_jobs - self.stats.claimed)
         claimed = self.acks.round(self.queues, max(0, limit))
@@ -234,7 +237,7 @@ class Worker(ShutdownMixin, ServicesMixin, JobControlHooks):
             if self._stopping.is_set():
                 return
             pending = self.acks.pending
-            if pending and (len(self._buffer) < self.concurrency or pending >= self.buffer_size // 2):
+            if pending and (len(self._buffer) < self.concurrency or pending >= self.buffer.current // 2):
                 return  # threads are about to run dry, or plenty to write: go now
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -261,16 +264,13 @@ class Worker(ShutdownMixin, ServicesMixin, JobControlHooks):
         self.control.started(job)
 
     def _job_done(self, outcome):  # called on a job thread
+        self.buffer.observe(outcome.seconds)
         late = self.control.finished(outcome.claimed)
         self.acks.add(outcome, late=late)
         self._wake.set()
 
-    def _forget(self, job):
-        """The attempt ``job`` (a ClaimedJob) needs no more renewal; a later attempt of the same
-        job held meanwhile is kept."""
-        self._forget_lease(job.id, job.fence)
-
     def _forget_lease(self, job_id, fence):
+        """That attempt needs no more renewal; a later attempt of the same job held meanwhile is kept."""
         with self._held_lock:
             held = self._held.get(job_id)
             if held is not None and held.fence == fence:

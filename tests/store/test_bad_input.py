@@ -51,3 +51,18 @@ def test_one_bad_spec_spoils_the_whole_batch(store, error, overrides):
     with pytest.raises(error):
         headgate.enqueue_many(specs)
     assert Job.objects.count() == 0
+
+
+@pytest.mark.parametrize("first, bad", [
+    (dict(priority=1), dict(priority=True)),
+    (dict(max_attempts=3), dict(max_attempts=3.0)),
+    (dict(timeout=1), dict(timeout=True)),
+    (dict(tags=["a"]), dict(tags=["a", 1])),
+], ids=["priority", "max_attempts", "timeout", "tags"])
+def test_a_batch_checks_each_spec_whose_options_equal_an_earlier_valid_one(store, first, bad):
+    # enqueue_many resolves the options shared by its specs once (api.OptionsCache): 1, 1.0 and
+    # True are equal keys, but only 1 is a valid priority.
+    specs = [headgate.JobSpec("tests.testapp.tasks.noop", **first), headgate.JobSpec("tests.testapp.tasks.noop", **bad)]
+    with pytest.raises(HeadgateError):
+        headgate.enqueue_many(specs)
+    assert Job.objects.count() == 0
