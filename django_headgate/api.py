@@ -173,12 +173,20 @@ def _job_instance(new_job, created_at, run_at, using):
     return _loaded_instance(
         Job, using,
         id=new_job.id, queue=new_job.queue, task=new_job.task,
-        args=json.loads(new_job.args_json), kwargs=json.loads(new_job.kwargs_json),
+        args=_loaded_json(new_job.args_json), kwargs=_loaded_json(new_job.kwargs_json),
         priority=new_job.priority, state=JobState.AVAILABLE, run_at=run_at, attempts=0,
         max_attempts=new_job.max_attempts, fence=0, unique_key=new_job.unique_key,
-        fingerprint=new_job.fingerprint, errors=[], tags=json.loads(new_job.tags_json),
+        fingerprint=new_job.fingerprint, errors=[], tags=_loaded_json(new_job.tags_json),
         retention_class=new_job.retention_class, created_at=created_at, timeout=new_job.timeout,
     )
+
+
+def _loaded_json(text):
+    """JSON text decoded; an empty list or object (most jobs' args, kwargs and tags) without the
+    decoder, as a new value each time (the instance may be changed by the caller)."""
+    if text == "[]":
+        return []
+    return {} if text == "{}" else json.loads(text)
 
 
 def _loaded_instance(model, using, **values):
