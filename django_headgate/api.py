@@ -5,6 +5,7 @@ subclass and leaves the database as it was. ``using`` picks a database alias; th
 ``HEADGATE["DATABASE"]``.
 """
 
+import functools
 import json
 import uuid
 from dataclasses import dataclass, field
@@ -181,6 +182,21 @@ def _job_instance(new_job, created_at, run_at, using):
     )
 
 
+_IMMUTABLE = (type(None), str, int, float, bool)
+
+
+@functools.cache
+def _field_defaults(model):
+    """(attname, default, None) of each concrete field whose default is an immutable constant,
+    (attname, None, field) of the others (a fresh list or dict each time: ``get_default()``)."""
+    defaults = []
+    for field in model._meta.concrete_fields:
+        value = field.get_default()
+        constant = type(value) in _IMMUTABLE and not callable(field.default)
+        defaults.append((field.attname, value, None) if constant else (field.attname, None, field))
+    return tuple(defaults)
+
+
 def _loaded_json(text):
     """JSON text decoded; an empty list or object (most jobs' args, kwargs and tags) without the
     decoder, as a new value each time (the instance may be changed by the caller)."""
@@ -193,8 +209,8 @@ def _loaded_instance(model, using, **values):
     """``model(**values)`` as a row loaded from ``using``: built the way ``Model.from_db`` builds
     rows read back (positional ``__init__``, several times faster than keywords), with every
     field not given at its default."""
-    row = [values.pop(field.attname) if field.attname in values else field.get_default()
-           for field in model._meta.concrete_fields]
+    row = [values.pop(name) if name in values else (default if field is None else field.get_default())
+           for name, default, field in _field_defaults(model)]
     if values:
         raise TypeError(f"{model.__name__} has no field(s) {', '.join(sorted(values))}.")
     return model.from_db(using, None, row)

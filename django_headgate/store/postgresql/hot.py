@@ -17,6 +17,7 @@ a connection with an ``execute_wrapper`` installed runs through Django's cursor 
 import time
 
 import psycopg
+from psycopg import pq
 
 from ...conf import prepared_statements_enabled
 
@@ -43,7 +44,9 @@ class PostgreSQLHotStatements:
         started = time.monotonic() if connection.queries_logged else None
         with connection.wrap_database_errors, psycopg.Cursor(raw) as cursor:
             cursor.execute(sql, params, prepare=prepare)
-            rows = cursor.fetchall() if cursor.description else []
+            # Not ``cursor.description``: it builds a column object per column (about 20 us
+            # for the ack-and-claim's 14) on every call.
+            rows = cursor.fetchall() if cursor.pgresult.status == pq.ExecStatus.TUPLES_OK else []
         if started is not None:
             connection.queries_log.append({"sql": sql, "time": f"{time.monotonic() - started:.3f}"})
         return rows
