@@ -106,6 +106,27 @@ def bench_env(**extra):
     return env
 
 
+def machine_busy_seconds():
+    """(busy CPU seconds of the whole machine, every core added up, since boot; seconds since
+    boot) from /proc: the database server's CPU counts too. (None, None) where /proc is missing."""
+    try:
+        with open("/proc/stat", encoding="ascii") as stat:
+            fields = [int(value) for value in stat.readline().split()[1:]]
+        with open("/proc/uptime", encoding="ascii") as uptime:
+            since_boot = float(uptime.read().split()[0])
+    except OSError:
+        return None, None
+    idle = fields[3] + fields[4]  # idle, iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK"), since_boot
+
+
+def busy_cores(before, after):
+    """Cores the machine kept busy on average between two ``machine_busy_seconds()`` readings."""
+    if before[0] is None or after[1] == before[1]:
+        return None
+    return (after[0] - before[0]) / (after[1] - before[1])
+
+
 def children_cpu_seconds():
     """User + system CPU seconds of every child process this process has waited for."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -24,10 +24,12 @@ from bench.common import (
     LATENCY_SETTLE_TIMEOUT_S,
     READY_TIMEOUT_S,
     bench_env,
+    busy_cores,
     children_cpu_seconds,
     emit,
     latency_summary,
     log,
+    machine_busy_seconds,
     paced,
     rate,
     run_to_end,
@@ -135,15 +137,15 @@ def measure_drain(count, concurrency, env):
     from django.db import connection
 
     connection.close()  # the worker subprocess must not share anything with us
-    cpu_before = children_cpu_seconds()
+    cpu_before, machine_before = children_cpu_seconds(), machine_busy_seconds()
     wall = run_to_end(worker_cmd("--burst", "--concurrency", str(concurrency)), env, DRAIN_TIMEOUT_S)
-    cpu = children_cpu_seconds() - cpu_before
+    cpu, machine = children_cpu_seconds() - cpu_before, busy_cores(machine_before, machine_busy_seconds())
     window = drain_window()
     seconds = (window["last"] - window["first"]).total_seconds()
     return {
         "jobs": count, "succeeded": window["succeeded"], "concurrency": concurrency,
         "db_seconds": seconds, "jobs_per_s": rate(window["succeeded"], seconds), "wall_seconds": wall,
-        "worker_cpu_ms_per_job": cpu * 1000 / count,
+        "worker_cpu_ms_per_job": cpu * 1000 / count, "machine_busy_cores": machine,
     }
 
 
@@ -152,7 +154,7 @@ def measure_drain_two(count, concurrency, env):
     from django.db import connection
 
     connection.close()
-    cpu_before = children_cpu_seconds()
+    cpu_before, machine_before = children_cpu_seconds(), machine_busy_seconds()
     started = time.perf_counter()
     workers = [start_background(worker_cmd("--burst", "--concurrency", str(concurrency)), env) for _ in range(2)]
     try:
@@ -161,6 +163,7 @@ def measure_drain_two(count, concurrency, env):
         for worker in workers:
             stop_background(worker)
     wall = time.perf_counter() - started
+    machine = busy_cores(machine_before, machine_busy_seconds())
     if any(codes):
         raise RuntimeError(f"two-process drain: exit statuses {codes}")
     cpu = children_cpu_seconds() - cpu_before
@@ -169,7 +172,7 @@ def measure_drain_two(count, concurrency, env):
     return {
         "jobs": count, "succeeded": window["succeeded"], "concurrency": concurrency, "processes": 2,
         "db_seconds": seconds, "jobs_per_s": rate(window["succeeded"], seconds), "wall_seconds": wall,
-        "worker_cpu_ms_per_job": cpu * 1000 / count,
+        "worker_cpu_ms_per_job": cpu * 1000 / count, "machine_busy_cores": machine,
     }
 
 

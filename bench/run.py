@@ -61,6 +61,8 @@ METRICS = (
     ("drain_cpu", "worker CPU ms/job", "{:,.2f}", None),
     ("drain_two", "drain jobs/s, 2 processes", "{:,.0f}", None),
     ("two_vs_one", "2 processes / 1", "{:,.2f}", None),
+    ("drain_busy", "busy cores, drain", "{:,.1f}", None),
+    ("drain_two_busy", "busy cores, 2 processes", "{:,.1f}", None),
     ("latency_p50", "latency p50 ms", "{:,.1f}", False),
     ("latency_p95", "latency p95 ms", "{:,.1f}", False),
 )
@@ -194,6 +196,10 @@ def flatten(raw):
     figures["drain_two"] = raw["drain_two"]["jobs_per_s"] if raw.get("drain_two") else None
     figures["two_vs_one"] = (figures["drain_two"] / figures["drain"]
                              if figures["drain_two"] and figures["drain"] else None)
+    # The machine's busy cores (workers, database server, the rest) during the drains: when one
+    # process keeps every core busy, a second cannot add throughput.
+    figures["drain_busy"] = raw["drain"].get("machine_busy_cores")
+    figures["drain_two_busy"] = raw["drain_two"].get("machine_busy_cores") if raw.get("drain_two") else None
     figures["latency_p50"] = raw["latency"]["median_ms"]
     figures["latency_p95"] = raw["latency"]["p95_ms"]
     for drain in (raw["drain"], raw.get("drain_cold"), raw.get("drain_two")):
