@@ -10,6 +10,7 @@ import resource
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -106,25 +107,51 @@ def bench_env(**extra):
     return env
 
 
-def machine_busy_seconds():
-    """(busy CPU seconds of the whole machine, every core added up, since boot; seconds since
-    boot) from /proc: the database server's CPU counts too. (None, None) where /proc is missing."""
+def _machine_busy_seconds():
+    """Busy CPU seconds of the whole machine since boot, every core added up (the database
+    server's too), from /proc/stat; None where there is none."""
     try:
         with open("/proc/stat", encoding="ascii") as stat:
             fields = [int(value) for value in stat.readline().split()[1:]]
-        with open("/proc/uptime", encoding="ascii") as uptime:
-            since_boot = float(uptime.read().split()[0])
     except OSError:
-        return None, None
-    idle = fields[3] + fields[4]  # idle, iowait
-    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK"), since_boot
-
-
-def busy_cores(before, after):
-    """Cores the machine kept busy on average between two ``machine_busy_seconds()`` readings."""
-    if before[0] is None or after[1] == before[1]:
         return None
-    return (after[0] - before[0]) / (after[1] - before[1])
+    return (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")  # less idle, iowait
+
+
+class BusySampler:
+    """Samples the machine's busy CPU every ``interval`` seconds on a thread while in its ``with``
+    block; ``cores_between(start, end)`` (``time.time()`` values, e.g. the store clock's first start
+    and last finish of a drain on this machine) is the mean number of busy cores in that span."""
+
+    def __init__(self, interval=0.05):
+        self.interval = interval
+        self.samples = []  # (time.time(), busy seconds)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        while True:
+            busy = _machine_busy_seconds()
+            if busy is None:
+                return
+            self.samples.append((time.time(), busy))
+            if self._stop.wait(self.interval):
+                return
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+    def cores_between(self, start, end):
+        inside = [sample for sample in self.samples if start <= sample[0] <= end]
+        if len(inside) < 2:
+            return None
+        (t0, busy0), (t1, busy1) = inside[0], inside[-1]
+        return (busy1 - busy0) / (t1 - t0)
 
 
 def children_cpu_seconds():

@@ -24,12 +24,11 @@ from bench.common import (
     LATENCY_SETTLE_TIMEOUT_S,
     READY_TIMEOUT_S,
     bench_env,
-    busy_cores,
+    BusySampler,
     children_cpu_seconds,
     emit,
     latency_summary,
     log,
-    machine_busy_seconds,
     paced,
     rate,
     run_to_end,
@@ -137,15 +136,17 @@ def measure_drain(count, concurrency, env):
     from django.db import connection
 
     connection.close()  # the worker subprocess must not share anything with us
-    cpu_before, machine_before = children_cpu_seconds(), machine_busy_seconds()
-    wall = run_to_end(worker_cmd("--burst", "--concurrency", str(concurrency)), env, DRAIN_TIMEOUT_S)
-    cpu, machine = children_cpu_seconds() - cpu_before, busy_cores(machine_before, machine_busy_seconds())
+    cpu_before = children_cpu_seconds()
+    with BusySampler() as busy:
+        wall = run_to_end(worker_cmd("--burst", "--concurrency", str(concurrency)), env, DRAIN_TIMEOUT_S)
+    cpu = children_cpu_seconds() - cpu_before
     window = drain_window()
     seconds = (window["last"] - window["first"]).total_seconds()
     return {
         "jobs": count, "succeeded": window["succeeded"], "concurrency": concurrency,
         "db_seconds": seconds, "jobs_per_s": rate(window["succeeded"], seconds), "wall_seconds": wall,
-        "worker_cpu_ms_per_job": cpu * 1000 / count, "machine_busy_cores": machine,
+        "worker_cpu_ms_per_job": cpu * 1000 / count,
+        "machine_busy_cores": busy.cores_between(window["first"].timestamp(), window["last"].timestamp()),
     }
 
 
@@ -154,16 +155,16 @@ def measure_drain_two(count, concurrency, env):
     from django.db import connection
 
     connection.close()
-    cpu_before, machine_before = children_cpu_seconds(), machine_busy_seconds()
+    cpu_before = children_cpu_seconds()
     started = time.perf_counter()
-    workers = [start_background(worker_cmd("--burst", "--concurrency", str(concurrency)), env) for _ in range(2)]
-    try:
-        codes = [worker.wait(timeout=DRAIN_TIMEOUT_S) for worker in workers]
-    finally:
-        for worker in workers:
-            stop_background(worker)
+    with BusySampler() as busy:
+        workers = [start_background(worker_cmd("--burst", "--concurrency", str(concurrency)), env) for _ in range(2)]
+        try:
+            codes = [worker.wait(timeout=DRAIN_TIMEOUT_S) for worker in workers]
+        finally:
+            for worker in workers:
+                stop_background(worker)
     wall = time.perf_counter() - started
-    machine = busy_cores(machine_before, machine_busy_seconds())
     if any(codes):
         raise RuntimeError(f"two-process drain: exit statuses {codes}")
     cpu = children_cpu_seconds() - cpu_before
@@ -172,7 +173,8 @@ def measure_drain_two(count, concurrency, env):
     return {
         "jobs": count, "succeeded": window["succeeded"], "concurrency": concurrency, "processes": 2,
         "db_seconds": seconds, "jobs_per_s": rate(window["succeeded"], seconds), "wall_seconds": wall,
-        "worker_cpu_ms_per_job": cpu * 1000 / count, "machine_busy_cores": machine,
+        "worker_cpu_ms_per_job": cpu * 1000 / count,
+        "machine_busy_cores": busy.cores_between(window["first"].timestamp(), window["last"].timestamp()),
     }
 
 
