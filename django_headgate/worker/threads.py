@@ -1,7 +1,7 @@
 """The local buffer of claimed jobs and the job threads that take from it.
 
 The claim loop puts claimed jobs into a :class:`ClaimBuffer` (bounded by the loop: it never
-claims more than ``BUFFER_PER_THREAD x concurrency`` leases), and ``concurrency`` daemon threads
+holds more leases than ``buffer_size.BufferSize`` allows), and ``concurrency`` daemon threads
 take from it, so a short job never waits for a claim round trip. At a stop the jobs nobody has
 started are taken back at once (:meth:`ClaimBuffer.take_unstarted`) and released.
 
