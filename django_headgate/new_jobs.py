@@ -7,14 +7,13 @@ database access but the retention class and queue policy lookups (``retention.py
 """
 
 import functools
-import json
 import uuid
 from dataclasses import dataclass, field
 
 from .exceptions import InvalidJob, InvalidRunAt
 from .ids import uuid7
 from .models import Job, JobState
-from .payload import check_args, dump_json
+from .payload import check_args, dump_json, load_json
 from .registry import get_task
 from .retention import resolve_retention_class
 from .store.base import NewJob
@@ -169,10 +168,10 @@ def job_instance(new_job, created_at, run_at, using):
     return _loaded_instance(
         Job, using,
         id=new_job.id, queue=new_job.queue, task=new_job.task,
-        args=_loaded_json(new_job.args_json), kwargs=_loaded_json(new_job.kwargs_json),
+        args=load_json(new_job.args_json), kwargs=load_json(new_job.kwargs_json),
         priority=new_job.priority, state=JobState.AVAILABLE, run_at=run_at, attempts=0,
         max_attempts=new_job.max_attempts, fence=0, unique_key=new_job.unique_key,
-        fingerprint=new_job.fingerprint, errors=[], tags=_loaded_json(new_job.tags_json),
+        fingerprint=new_job.fingerprint, errors=[], tags=load_json(new_job.tags_json),
         retention_class=new_job.retention_class, created_at=created_at, timeout=new_job.timeout,
     )
 
@@ -185,27 +184,21 @@ def _field_defaults(model):
     """(attname, default, None) of each concrete field whose default is an immutable constant,
     (attname, None, field) of the others (a fresh list or dict each time: ``get_default()``)."""
     defaults = []
-    for field in model._meta.concrete_fields:
-        value = field.get_default()
-        constant = type(value) in _IMMUTABLE and not callable(field.default)
-        defaults.append((field.attname, value, None) if constant else (field.attname, None, field))
+    for model_field in model._meta.concrete_fields:
+        value = model_field.get_default()
+        constant = type(value) in _IMMUTABLE and not callable(model_field.default)
+        name = model_field.attname
+        defaults.append((name, value, None) if constant else (name, None, model_field))
     return tuple(defaults)
-
-
-def _loaded_json(text):
-    """JSON text decoded; an empty list or object (most jobs' args, kwargs and tags) without the
-    decoder, as a new value each time (the instance may be changed by the caller)."""
-    if text == "[]":
-        return []
-    return {} if text == "{}" else json.loads(text)
 
 
 def _loaded_instance(model, using, **values):
     """``model(**values)`` as a row loaded from ``using``: built the way ``Model.from_db`` builds
     rows read back (positional ``__init__``, several times faster than keywords), with every
     field not given at its default."""
-    row = [values.pop(name) if name in values else (default if field is None else field.get_default())
-           for name, default, field in _field_defaults(model)]
+    row = [values.pop(name) if name in values
+           else default if model_field is None else model_field.get_default()
+           for name, default, model_field in _field_defaults(model)]
     if values:
         raise TypeError(f"{model.__name__} has no field(s) {', '.join(sorted(values))}.")
     return model.from_db(using, None, row)

@@ -65,6 +65,14 @@ def dump_json(value, what):
     return text
 
 
+def load_json(text):
+    """Stored JSON text decoded; the empty list or object (most jobs' args, kwargs and tags)
+    without the decoder, as a new value each time (a caller may change it)."""
+    if text == "[]":
+        return []
+    return {} if text == "{}" else json.loads(text)
+
+
 def _json_children(value):
     if isinstance(value, dict):
         return [*value.keys(), *value.values()]

@@ -1,6 +1,5 @@
 """Runs one claimed job and reports its outcome (the job threads are in ``threads.py``)."""
 
-import json
 import logging
 import re
 import time
@@ -11,6 +10,7 @@ from django.db import connections
 
 from ..conf import MAX_SNOOZES_DEFAULT
 from ..exceptions import SnoozeLimitExceeded, UnknownTask
+from ..payload import load_json
 from ..registry import get_task
 from ..signals import attempt_outcome, send_job_finished, send_job_started
 from ..snooze import Snooze
@@ -87,11 +87,6 @@ def run_job(claimed, store, worker_id, output_max_chars, max_snoozes=MAX_SNOOZES
     return outcome
 
 
-def _decoded(text, empty_text, empty):
-    """JSON text decoded; the empty list/object (most jobs' args or kwargs) without the decoder."""
-    return empty if text == empty_text else json.loads(text)
-
-
 def _call_task(claimed, store, worker_id, output_max_chars, max_snoozes, stopping=frozenset()):
     _set_current_job(JobContext(
         claimed.id, claimed.queue, claimed.task, claimed.attempt, claimed.max_attempts,
@@ -102,7 +97,7 @@ def _call_task(claimed, store, worker_id, output_max_chars, max_snoozes, stoppin
         # Never imports: a path that is not registered is UnregisteredTask (no retries).
         entry = get_task(claimed.task)
         func = entry.func  # a function, or a Django Task (callable)
-        value = func(*_decoded(claimed.args_json, "[]", ()), **_decoded(claimed.kwargs_json, "{}", {}))
+        value = func(*load_json(claimed.args_json), **load_json(claimed.kwargs_json))
         try:
             return Outcome(claimed, result_json=json_result(value))
         except (TypeError, ValueError) as exc:
