@@ -5,9 +5,10 @@ One loop iteration: write what finished and claim enough ready jobs to fill the 
 (``BUFFER_PER_THREAD x concurrency`` leases, more while jobs are short: ``buffer_size.py``),
 both in one statement where the vendor allows (``Acknowledger.round``); then wait until enough
 jobs finish, the buffer runs low, a NOTIFY arrives or the poll interval passes. Job threads take
-from the buffer, so a short job never waits for a claim. The loop's statements run under a time budget on its own connection, a lost
-database is retried with jittered backoff and rate-limited log lines, and each completed
-iteration feeds the watchdog (``watchdog.py``). Stopping and draining are in ``shutdown.py``.
+from the buffer, so a short job never waits for a claim. The loop's statements run under a time
+budget on its own connection, a lost database is retried with jittered backoff and rate-limited
+log lines, and each completed iteration feeds the watchdog (``watchdog.py``). Stopping and
+draining are in ``shutdown.py``.
 """
 
 import logging
