@@ -139,11 +139,17 @@ def measure_drain(count, concurrency, env):
     cpu_before = children_cpu_seconds()
     with BusySampler() as busy:
         wall = run_to_end(worker_cmd("--burst", "--concurrency", str(concurrency)), env, DRAIN_TIMEOUT_S)
-    cpu = children_cpu_seconds() - cpu_before
+    return drain_result(count, concurrency, wall, children_cpu_seconds() - cpu_before, busy)
+
+
+def drain_result(count, concurrency, wall, cpu, busy, **extra):
+    """The figures of a drain just run: rate by the store clock (first start to last finish),
+    the workers' CPU per job, and the machine's busy cores in that window (``busy``: the
+    BusySampler that ran during it)."""
     window = drain_window()
     seconds = (window["last"] - window["first"]).total_seconds()
     return {
-        "jobs": count, "succeeded": window["succeeded"], "concurrency": concurrency,
+        "jobs": count, "succeeded": window["succeeded"], "concurrency": concurrency, **extra,
         "db_seconds": seconds, "jobs_per_s": rate(window["succeeded"], seconds), "wall_seconds": wall,
         "worker_cpu_ms_per_job": cpu * 1000 / count,
         "machine_busy_cores": busy.cores_between(window["first"].timestamp(), window["last"].timestamp()),
@@ -167,15 +173,7 @@ def measure_drain_two(count, concurrency, env):
     wall = time.perf_counter() - started
     if any(codes):
         raise RuntimeError(f"two-process drain: exit statuses {codes}")
-    cpu = children_cpu_seconds() - cpu_before
-    window = drain_window()
-    seconds = (window["last"] - window["first"]).total_seconds()
-    return {
-        "jobs": count, "succeeded": window["succeeded"], "concurrency": concurrency, "processes": 2,
-        "db_seconds": seconds, "jobs_per_s": rate(window["succeeded"], seconds), "wall_seconds": wall,
-        "worker_cpu_ms_per_job": cpu * 1000 / count,
-        "machine_busy_cores": busy.cores_between(window["first"].timestamp(), window["last"].timestamp()),
-    }
+    return drain_result(count, concurrency, wall, children_cpu_seconds() - cpu_before, busy, processes=2)
 
 
 def measure_latency(samples, spacing, concurrency, env):

@@ -50,7 +50,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--buffer-per-thread", type=int, default=None,
-                        help="Default: HEADGATE['WORKER']['BUFFER_PER_THREAD'].")
+                        help="A fixed buffer of N x concurrency. Default: the worker's own, growing from "
+                             "HEADGATE['WORKER']['BUFFER_PER_THREAD'] to BUFFER_MAX_PER_THREAD.")
     parser.add_argument("--no-prepared", action="store_true",
                         help="HEADGATE['PREPARED_STATEMENTS'] = False (PostgreSQL).")
     parser.add_argument("--profile", default=None, help="Write cProfile stats of the last round here.")
