@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from ...conf import get_settings
 from ...console import CommandLogging
-from ...exceptions import InvalidText, WorkerStartFailed
+from ...exceptions import HeadgateError, InvalidText, WorkerStartFailed
 from ..startup import require_configured_classes
 from ...validation import QUEUE_NAME_RE, check_worker_id
 from ...worker import Worker
@@ -51,6 +51,15 @@ def bounded_int(low, high):
     return parse
 
 
+def listen_address(value):
+    from ...prometheus import check_listen_address
+
+    try:
+        return check_listen_address(value)
+    except HeadgateError as exc:
+        raise argparse.ArgumentTypeError(exc.message) from None
+
+
 def lease_seconds(value):
     try:
         seconds = float(value)
@@ -85,6 +94,9 @@ class Command(BaseCommand):
                             help="One-line status every few seconds, on a terminal only (default: when stdout is one).")
         parser.add_argument("--metrics-port", type=bounded_int(1, 65535), default=None,
                             help="Serve Prometheus metrics on this port at /metrics (needs the [metrics] extra).")
+        parser.add_argument("--metrics-addr", type=listen_address, default=None,
+                            help="The address --metrics-port listens on (default 127.0.0.1, this host only; "
+                                 "0.0.0.0 or :: for every interface).")
 
     def handle(self, *args, **options):
         with CommandLogging(options["verbosity"], get_settings().log_format) as console:
@@ -94,6 +106,8 @@ class Command(BaseCommand):
             self._run(options)
 
     def _run(self, options):
+        if options["metrics_addr"] is not None and options["metrics_port"] is None:
+            raise CommandError("--metrics-addr needs --metrics-port.")
         maintenance = self._maintenance(options) if options["with_maintenance"] else None
         worker = Worker(
             queues=options["queues"], concurrency=options["concurrency"],
@@ -116,7 +130,7 @@ class Command(BaseCommand):
         if not options.get("skip_checks"):  # call_command() skips them, as for any command
             self.check()
         if options["metrics_port"] is not None:
-            self._serve_metrics(options["metrics_port"])
+            self._serve_metrics(options["metrics_port"], options["metrics_addr"], worker.worker_id)
         stats = worker.run()
         if self._progress:
             self._progress.clear()
@@ -144,15 +158,17 @@ class Command(BaseCommand):
         with self._progress.suspended() if self._progress else nullcontext():
             self.stderr.write(text)
 
-    def _serve_metrics(self, port):
-        from ...prometheus import MetricsUnavailable, serve_metrics
+    def _serve_metrics(self, port, addr, worker_id):
+        from ...prometheus import DEFAULT_ADDR, MetricsUnavailable, serve_metrics
+        from ...worker.budget import session_name
 
+        addr = addr or DEFAULT_ADDR
         try:
-            serve_metrics(port, get_settings().database)
+            serve_metrics(port, get_settings().database, addr=addr, session_name=session_name("metrics", worker_id))
         except MetricsUnavailable as exc:
             raise CommandError(str(exc)) from None
         except OSError as exc:
-            raise CommandError(f"--metrics-port {port}: cannot listen ({exc.strerror or exc}).") from None
+            raise CommandError(f"--metrics-port {port}: cannot listen on {addr} ({exc.strerror or exc}).") from None
 
     def _exit_on_watchdog(self):
         # The claim loop is stuck (a hung connection cannot be interrupted from here): leave now,
