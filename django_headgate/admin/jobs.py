@@ -10,7 +10,9 @@ Task-written text follows the same rule (docs/security.md): ``output`` and the m
 traceback of each ``errors`` entry need ``view_job_payload`` (they often quote arguments); every
 ``view_job`` holder sees ``progress`` and each error's attempt, time, type and worker. Views that
 take an object id check the view permission before looking the object up, so a missing id and
-a forbidden one answer alike (no existence oracle).
+a forbidden one answer alike (no existence oracle). URL filters are accepted on
+:data:`FILTERABLE_FIELDS` only (never on a payload, ``output`` or ``errors``, whoever asks), and
+every retry or cancel, action or button, is written to the admin log (one ``LogEntry`` per job).
 """
 
 import json
@@ -18,7 +20,6 @@ import uuid
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db.models.constants import LOOKUP_SEP
 from django.http import HttpResponseNotAllowed, HttpResponseRedirect
 from django.urls import path, reverse
 from django.utils.html import format_html
@@ -28,7 +29,7 @@ from ..exceptions import HeadgateError
 from ..models import Job, JobState
 from .dashboard import dashboard_view
 from .display import WITHHELD, compact_datetime, error_blocks, error_summaries, json_block, text_block
-from .guards import ViewPermissionFirst
+from .guards import AllowListedLookups, ViewPermissionFirst
 from .paging import ProbeChangeList, ProbePaginator, requested_page
 from . import summaries
 from .filters import QueueFilter, RetentionClassFilter, TaskFilter
@@ -43,6 +44,13 @@ LIST_COLUMNS = (
 PAYLOAD_COLUMNS = ("args", "kwargs", "result", "fingerprint")
 #: Task-written text a user without ``view_job_payload`` never loads either.
 TASK_TEXT_COLUMNS = ("output",)
+#: Columns a URL may filter on (``?state=dead``): what every ``view_job`` holder sees. Payloads,
+#: ``output``, ``errors`` (their messages and tracebacks are withheld) and any column not listed
+#: here are refused.
+FILTERABLE_FIELDS = (
+    "id", "queue", "task", "state", "priority", "retention_class", "unique_key", "attempts",
+    "max_attempts", "run_at", "created_at", "started_at", "finished_at", "expires_at",
+)
 PAYLOAD_PERMISSION = "headgate.view_job_payload"
 OPERATE_PERMISSION = "headgate.change_job"
 
@@ -54,7 +62,7 @@ class JobChangeList(ProbeChangeList):
         return super().get_queryset(request, exclude_parameters).only(*LIST_COLUMNS)
 
 
-class JobAdmin(ViewPermissionFirst, admin.ModelAdmin):
+class JobAdmin(AllowListedLookups, ViewPermissionFirst, admin.ModelAdmin):
     # What an operator scans for, in 1280 px with the filter sidebar: state, attempts and times
     # before the long task path (which wraps); the id shows its last, random group (the full id
     # is the link's title and the detail page's heading); priority and retention class are
@@ -65,6 +73,7 @@ class JobAdmin(ViewPermissionFirst, admin.ModelAdmin):
     )
     list_display_links = ("short_id",)
     list_filter = (QueueFilter, "state", TaskFilter, RetentionClassFilter)
+    filterable_fields = FILTERABLE_FIELDS
     search_fields = ("id",)  # replaced by get_search_results: id, unique key or tag, exactly
     search_help_text = "A job id, a unique key or a tag (exact match)."
     # Newest first through the primary key (ids are time-ordered UUIDv7): an index read, where
@@ -110,13 +119,6 @@ class JobAdmin(ViewPermissionFirst, admin.ModelAdmin):
     def get_paginator(self, request, queryset, per_page, orphans=0, allow_empty_first_page=True):
         return ProbePaginator(queryset, per_page, requested_page(request), orphans=orphans,
                               allow_empty_first_page=allow_empty_first_page)
-
-    def lookup_allowed(self, lookup, value, request):
-        """Refuse URL filters on payload columns (``?args__icontains=...``): Django allows
-        lookups on any local field, which would let a user test guesses about a payload."""
-        if lookup.split(LOOKUP_SEP, 1)[0] in PAYLOAD_COLUMNS:
-            return False
-        return super().lookup_allowed(lookup, value, request)
 
     def get_search_results(self, request, queryset, search_term):
         """Exact search on the job id, the unique key or one tag; payloads are never searched."""
@@ -235,8 +237,9 @@ class JobAdmin(ViewPermissionFirst, admin.ModelAdmin):
         self._apply(request, queryset.values_list("id", flat=True), api.cancel, _cancel_done)
 
     def _apply(self, request, job_ids, operation, done):
-        """Call ``operation(job_id)`` for each job; report successes (grouped by what ``done``
-        says of the returned Job, or by ``done`` itself when it is text) and each refusal."""
+        """Call ``operation(job_id)`` for each job; write each success to the admin log
+        (``LogEntry``: who, when, which job, what happened); report successes (grouped by what
+        ``done`` says of the returned Job, or by ``done`` itself when it is text) and each refusal."""
         succeeded = {}
         for job_id in job_ids:
             try:
@@ -245,6 +248,7 @@ class JobAdmin(ViewPermissionFirst, admin.ModelAdmin):
                 self.message_user(request, str(exc), messages.ERROR)
             else:
                 label = done if isinstance(done, str) else done(job)
+                self.log_change(request, job, f"Admin {operation.__name__}: {label}.")
                 succeeded[label] = succeeded.get(label, 0) + 1
         for label, count in succeeded.items():
             noun = "job" if count == 1 else "jobs"

@@ -149,3 +149,20 @@ def test_actions_need_change_job(auditor):
     assert Job.objects.get(pk=dead[0].pk).state == "dead"
     assert auditor.post(reverse("admin:headgate_job_retry", args=[dead[0].pk])).status_code == 403
     assert Job.objects.get(pk=dead[0].pk).state == "dead"
+
+
+def test_retry_and_cancel_leave_a_log_entry_per_job(operator):
+    from django.contrib.admin.models import CHANGE, LogEntry
+
+    dead = make_jobs(2, state=JobState.DEAD)
+    post_action(operator, "retry_jobs", dead)
+    available = make_jobs(1)
+    operator.post(reverse("admin:headgate_job_cancel", args=[available[0].pk]))
+    entries = {entry.object_id: entry for entry in LogEntry.objects.filter(action_flag=CHANGE)}
+    assert set(entries) == {str(job.pk) for job in dead + available}
+    assert {entries[str(job.pk)].get_change_message() for job in dead} == {"Admin retry: retried."}
+    assert entries[str(available[0].pk)].get_change_message() == "Admin cancel: cancelled."
+    assert {entry.user.username for entry in entries.values()} == {"operator"}
+    refused = make_jobs(1, state=JobState.RUNNING)
+    post_action(operator, "retry_jobs", refused)  # refused by the API: nothing happened, nothing logged
+    assert not LogEntry.objects.filter(object_id=str(refused[0].pk)).exists()

@@ -91,6 +91,45 @@ def test_payload_cannot_be_probed_through_url_lookups(auditor, rows, lookup):
         assert_no_secret(response)
 
 
+JOB_TEXT = "sent receipt to private@example.com"
+
+
+@pytest.mark.parametrize(("name", "lookup", "guess"), [
+    ("admin:headgate_job_changelist", "output__startswith", JOB_TEXT[:4]),
+    ("admin:headgate_job_changelist", "output__icontains", "private"),
+    ("admin:headgate_job_changelist", "errors__0__message__icontains", "card"),
+    ("admin:headgate_job_changelist", "errors__0__traceback__icontains", "frame"),
+    ("admin:headgate_job_changelist", "errors__icontains", "card"),
+    ("admin:headgate_job_changelist", "lease_owner__startswith", "w"),  # not listed: refused too
+    ("admin:headgate_archivedjob_changelist", "errors__icontains", "card"),
+    ("admin:headgate_archivedjob_changelist", "errors__0__message__icontains", "card"),
+    ("admin:headgate_archivedjob_changelist", "fingerprint__startswith", "f"),
+])
+@pytest.mark.parametrize("viewer", ["auditor", "payload_viewer"])
+def test_withheld_text_cannot_be_probed_through_url_lookups(request, rows, viewer, name, lookup, guess):
+    """Prefix by prefix, a filter would recover withheld output and error texts: only the
+    allow-listed columns filter, for every viewer."""
+    from django_headgate.models import ArchivedJob, Job
+
+    job, archived = rows
+    error = {"attempt": 1, "type": "CardDeclined", "message": "could not charge card 4000",
+             "traceback": "secret-frame-text"}
+    Job.objects.filter(pk=job.pk).update(output=JOB_TEXT, errors=[error], lease_owner="w-1")
+    ArchivedJob.objects.filter(pk=archived.pk).update(errors=[error])
+    response = request.getfixturevalue(viewer).get(reverse(name), {lookup: guess})
+    assert response.status_code == 400, (name, lookup)
+
+
+@pytest.mark.parametrize(("name", "params"), [
+    ("admin:headgate_job_changelist", {"queue": "default", "state": "succeeded", "task": "x",
+                                       "retention_class": "standard_30d", "priority__gte": "0"}),
+    ("admin:headgate_archivedjob_changelist", {"queue": "billing", "terminal_state": "succeeded",
+                                               "month": "202501", "attempts__gte": "1"}),
+])
+def test_listed_filters_still_filter(auditor, rows, name, params):
+    assert auditor.get(reverse(name), params).status_code == 200
+
+
 def test_error_and_redirect_pages_show_no_payload(auditor, rows):
     responses = [
         auditor.get(reverse("admin:headgate_job_change", args=["not-a-uuid"]), follow=True),
