@@ -65,14 +65,20 @@ def archive_month_tables():
 
 @dataclass(frozen=True)
 class Finding:
-    """One preflight result: a privilege the profile needs and lacks, or holds and must not."""
+    """One preflight result: a privilege the profile needs and lacks, or holds and must not; or
+    (kind ``superuser``, then the only finding) a connected role that holds every privilege, so
+    that nothing about the deployment's role can be learnt from it."""
 
-    kind: str  # "missing" or "excess"
+    kind: str  # "missing", "excess" or "superuser"
     privilege: str
     target: str
     fix: str  # the statement that repairs it (a GRANT or a REVOKE)
 
     def __str__(self):
+        if self.kind == "superuser":
+            return (f"connected as {self.target}, a superuser: it holds every privilege, so there is "
+                    "nothing to check. Preflight checks the role the deployment uses: run it with that "
+                    "role's credentials (a deployment role must not be a superuser).")
         verb = "missing" if self.kind == "missing" else "must not have"
         return f"{verb} {self.privilege} on {self.target}: {self.fix}"
 

@@ -8,7 +8,7 @@ grants on that table cover the partitions made later too.
 
 import re
 
-from django.db import connections
+from django.db import DatabaseError, connections
 
 from ..exceptions import HeadgateError
 from ..roles import RUNTIME_PRIVILEGES, Finding, model_tables
@@ -17,24 +17,37 @@ ARCHIVE_TABLE = "headgate_job_archive"
 SQL_SESSION = "SELECT CURRENT_USER(), DATABASE()"
 # MariaDB's active role (NULL when none); MySQL answers in another format or not at all.
 SQL_CURRENT_ROLE = "SELECT CURRENT_ROLE()"
-# Global grants of the account (and its role).
-SQL_GLOBAL_PRIVILEGES = "SELECT PRIVILEGE_TYPE FROM information_schema.USER_PRIVILEGES WHERE GRANTEE IN %s"
+# Global grants of the account (and its role); IS_GRANTABLE is how GRANT OPTION shows.
+SQL_GLOBAL_PRIVILEGES = (
+    "SELECT PRIVILEGE_TYPE, IS_GRANTABLE FROM information_schema.USER_PRIVILEGES WHERE GRANTEE IN %s"
+)
 # Database-level grants whose pattern matches this database (`db`.* or a wildcard grant).
 SQL_SCHEMA_PRIVILEGES = (
-    "SELECT PRIVILEGE_TYPE FROM information_schema.SCHEMA_PRIVILEGES "
+    "SELECT PRIVILEGE_TYPE, IS_GRANTABLE FROM information_schema.SCHEMA_PRIVILEGES "
     "WHERE GRANTEE IN %s AND DATABASE() LIKE TABLE_SCHEMA"
 )
 # Table-level grants in this database.
 SQL_TABLE_PRIVILEGES = (
-    "SELECT TABLE_NAME, PRIVILEGE_TYPE FROM information_schema.TABLE_PRIVILEGES "
+    "SELECT TABLE_NAME, PRIVILEGE_TYPE, IS_GRANTABLE FROM information_schema.TABLE_PRIVILEGES "
     "WHERE GRANTEE IN %s AND TABLE_SCHEMA = DATABASE()"
 )
+# Grants on the `mysql` system schema (accounts and their password hashes), at either level.
+SQL_SYSTEM_SCHEMA_PRIVILEGES = (
+    "SELECT PRIVILEGE_TYPE FROM information_schema.SCHEMA_PRIVILEGES WHERE GRANTEE IN %s AND 'mysql' LIKE TABLE_SCHEMA "
+    "UNION SELECT PRIVILEGE_TYPE FROM information_schema.TABLE_PRIVILEGES WHERE GRANTEE IN %s AND TABLE_SCHEMA = 'mysql'"
+)
+# What every account holds through MariaDB's PUBLIC (10.11+; information_schema hides it from
+# ordinary accounts, SHOW GRANTS does not). An error (MySQL, older MariaDB): nothing granted.
+SQL_PUBLIC_GRANTS = "SHOW GRANTS FOR PUBLIC"
 # Which Headgate tables exist (migrated).
 SQL_TABLES = "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN %s"
 
 OWNER_PRIVILEGES = ("SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "ALTER", "INDEX", "REFERENCES")
 DDL_PRIVILEGES = ("CREATE", "DROP", "ALTER", "INDEX", "TRIGGER")
-DANGEROUS_GLOBAL = ("SUPER", "FILE", "CREATE USER", "GRANT OPTION")
+#: Retention's DML: it prunes by TRUNCATE PARTITION (DROP), it never writes rows.
+RETENTION_DML = ("INSERT", "UPDATE", "DELETE")
+# One line of SHOW GRANTS FOR PUBLIC.
+PUBLIC_GRANT_RE = re.compile(r"GRANT (?P<privileges>.+) ON (?P<target>\S+) TO PUBLIC(?: WITH GRANT OPTION)?")
 # ER_TABLEACCESS_DENIED_ERROR, ER_DBACCESS_DENIED_ERROR, ER_SPECIFIC_ACCESS_DENIED_ERROR,
 # ER_COLUMNACCESS_DENIED_ERROR, ER_ACCESS_DENIED_NO_PASSWORD_ERROR.
 ACCESS_DENIED_ERRNOS = frozenset({1142, 1044, 1227, 1143, 1698})
@@ -104,25 +117,53 @@ class MySQLPrivileges:
         return grantees
 
     def _held(self, grantees, tables):
+        """``(global, schema, {table: privileges}, existing tables, grantable)``: the
+        privileges held at each level, and the levels where any is held WITH GRANT OPTION."""
+        grantable = set()
         with self.connection.cursor() as cursor:
             cursor.execute(SQL_GLOBAL_PRIVILEGES, [tuple(grantees)])
-            global_privileges = {row[0] for row in cursor.fetchall()}
+            global_rows = cursor.fetchall()
             cursor.execute(SQL_SCHEMA_PRIVILEGES, [tuple(grantees)])
-            schema_privileges = {row[0] for row in cursor.fetchall()}
+            schema_rows = cursor.fetchall()
             cursor.execute(SQL_TABLE_PRIVILEGES, [tuple(grantees)])
-            table_privileges = {}
-            for table, privilege in cursor.fetchall():
-                table_privileges.setdefault(table, set()).add(privilege)
+            table_rows = cursor.fetchall()
             cursor.execute(SQL_TABLES, [tuple(tables)])
             existing = {row[0] for row in cursor.fetchall()}
-        return global_privileges, schema_privileges, table_privileges, existing
+        for level, rows in (("global", global_rows), ("schema", schema_rows)):
+            grantable |= {level for _, is_grantable in rows if is_grantable == "YES"}
+        table_privileges = {}
+        for table, privilege, is_grantable in table_rows:
+            table_privileges.setdefault(table, set()).add(privilege)
+            if is_grantable == "YES":
+                grantable.add(table)
+        return ({row[0] for row in global_rows}, {row[0] for row in schema_rows}, table_privileges,
+                existing, grantable)
+
+    def _system_schema_privileges(self, grantees):
+        with self.connection.cursor() as cursor:
+            cursor.execute(SQL_SYSTEM_SCHEMA_PRIVILEGES, [tuple(grantees), tuple(grantees)])
+            return sorted({row[0] for row in cursor.fetchall()})
+
+    def _public_grants(self):
+        """``[(privileges, target)]`` granted to PUBLIC, as SHOW GRANTS prints them."""
+        try:
+            with self.connection.cursor() as cursor:
+                cursor.execute(SQL_PUBLIC_GRANTS, [])
+                lines = [row[0] for row in cursor.fetchall()]
+        except DatabaseError:  # MySQL, MariaDB before 10.11, or no grant to PUBLIC
+            return []
+        return [(match["privileges"], match["target"]) for line in lines
+                if (match := PUBLIC_GRANT_RE.fullmatch(line)) and match["privileges"] != "USAGE"]
 
     def findings(self, profile):
         user, database = self._database()
         grantees = self._grantees(user)
         account = grantees[0]
         tables = model_tables()
-        global_p, schema_p, table_p, existing = self._held(grantees, tables)
+        global_p, schema_p, table_p, existing, grantable = self._held(grantees, tables)
+        if "SUPER" in global_p:
+            # Holds every privilege that matters: checking it says nothing of the deployment's role.
+            return [Finding("superuser", "SUPER", account, f"REVOKE SUPER ON *.* FROM {account};")]
         db = self._database_level(database)
 
         def has(table, privilege):
@@ -149,30 +190,42 @@ class MySQLPrivileges:
             excess = {table: DDL_PRIVILEGES for table in tables}
         else:
             needed = {ARCHIVE_TABLE: ("SELECT", "DROP")}
-            excess = {table: (() if table == ARCHIVE_TABLE else ("DROP",)) + ("CREATE", "ALTER", "INDEX", "TRIGGER")
-                      for table in tables}
-            if "LOCK TABLES" not in global_p and "LOCK TABLES" not in schema_p:
+            excess = {table: RETENTION_DML + (() if table == ARCHIVE_TABLE else ("DROP",))
+                      + ("CREATE", "ALTER", "INDEX", "TRIGGER") for table in tables}
+            if "LOCK TABLES" not in schema_p:
                 found.append(Finding("missing", "LOCK TABLES", f"{db} (database level)",
                                      f"GRANT LOCK TABLES ON {db} TO {account};"))
         for table, privileges in needed.items():
             for privilege in privileges:
                 if table in existing and not has(table, privilege):
                     found.append(Finding("missing", privilege, on(table), f"GRANT {privilege} ON {on(table)} TO {account};"))
-        for privilege in DANGEROUS_GLOBAL:
-            if privilege in global_p:
-                found.append(Finding("excess", privilege, "*.* (global)", f"REVOKE {privilege} ON *.* FROM {account};"))
+        # Any global privilege reaches every database and more (SHUTDOWN, CONNECTION ADMIN, ...).
+        for privilege in sorted(global_p - {"USAGE"}):
+            found.append(Finding("excess", privilege, "*.* (global)", f"REVOKE {privilege} ON *.* FROM {account};"))
         reported = set()
         for table, privileges in excess.items():
             for privilege in privileges:
-                if privilege in global_p and ("global", privilege) not in reported:
-                    reported.add(("global", privilege))
-                    found.append(Finding("excess", privilege, "*.* (global)", f"REVOKE {privilege} ON *.* FROM {account};"))
-                elif privilege in schema_p and ("schema", privilege) not in reported:
-                    reported.add(("schema", privilege))
+                if privilege in schema_p and privilege not in reported:
+                    reported.add(privilege)
                     found.append(Finding("excess", privilege, f"{db} (database level)",
                                          f"REVOKE {privilege} ON {db} FROM {account};"))
                 if privilege in table_p.get(table, ()):
                     found.append(Finding("excess", privilege, on(table), f"REVOKE {privilege} ON {on(table)} FROM {account};"))
+        return found + self._excess_beyond_headgate(grantees, account, db, grantable, on)
+
+    def _excess_beyond_headgate(self, grantees, account, db, grantable, on):
+        """GRANT OPTION at any level, privileges on the `mysql` schema, grants to PUBLIC."""
+        found = []
+        for level in sorted(grantable, key=lambda level: (level not in ("global", "schema"), level)):
+            target = {"global": "*.*", "schema": db}.get(level) or on(level)
+            found.append(Finding("excess", "GRANT OPTION", target, f"REVOKE GRANT OPTION ON {target} FROM {account};"))
+        system = self._system_schema_privileges(grantees)
+        if system:
+            found.append(Finding("excess", ", ".join(system), "`mysql`.* (the accounts and their password hashes)",
+                                 f"REVOKE {', '.join(system)} ON `mysql`.* FROM {account};"))
+        for privileges, target in self._public_grants():
+            found.append(Finding("excess", f"{privileges} (granted to PUBLIC: every account holds it)", target,
+                                 f"REVOKE {privileges} ON {target} FROM PUBLIC;"))
         return found
 
     @staticmethod

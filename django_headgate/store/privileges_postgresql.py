@@ -30,6 +30,29 @@ FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE n.nspname = current_schema() AND c.relname = ANY(%s)
 """
 PRIVILEGE_COLUMNS = ("SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "TRIGGER", "OWNER")
+# The roles the connected role is a member of (itself included; membership through other roles
+# too, since it can SET ROLE to them) that carry a power no runtime or retention role needs: a
+# role attribute, or one of the predefined roles named in the list.
+SQL_POWERS = """
+SELECT r.rolname, r.rolname = current_user, r.rolsuper, r.rolcreaterole, r.rolcreatedb,
+       r.rolreplication, r.rolbypassrls, r.rolname = ANY(%s)
+FROM pg_roles r
+WHERE pg_has_role(current_user, r.oid, 'MEMBER')
+  AND (r.rolsuper OR r.rolcreaterole OR r.rolcreatedb OR r.rolreplication OR r.rolbypassrls
+       OR r.rolname = ANY(%s))
+ORDER BY r.rolname
+"""
+# CREATE on the connected database (new schemas: DDL outside Headgate's tables).
+SQL_DATABASE_CREATE = "SELECT has_database_privilege(current_database(), 'CREATE')"
+#: Role attributes (pg_roles column order of SQL_POWERS) and the ALTER ROLE keyword that removes each.
+ROLE_ATTRIBUTES = (("SUPERUSER", "NOSUPERUSER"), ("CREATEROLE", "NOCREATEROLE"), ("CREATEDB", "NOCREATEDB"),
+                   ("REPLICATION", "NOREPLICATION"), ("BYPASSRLS", "NOBYPASSRLS"))
+#: Predefined roles that read or write every table, files, or run programs on the server.
+POWERFUL_ROLES = ("pg_execute_server_program", "pg_read_all_data", "pg_read_server_files",
+                  "pg_write_all_data", "pg_write_server_files")
+#: Table privileges the retention role must not hold on any Headgate table (TRUNCATE: on any
+#: but the monthly partitions it prunes).
+RETENTION_EXCESS = ("INSERT", "UPDATE", "DELETE", "TRIGGER", "OWNER")
 # SQLSTATE insufficient_privilege (permission denied).
 INSUFFICIENT_PRIVILEGE = "42501"
 # A database or schema name the recipe can quote without surprises.
@@ -103,21 +126,47 @@ class PostgreSQLPrivileges:
             return {row[0]: dict(zip(PRIVILEGE_COLUMNS, row[1:])) for row in cursor.fetchall()}
 
     def findings(self, profile):
-        user, _, schema, usage, create, superuser = self._session()
+        user, database, schema, usage, create, superuser = self._session()
         u, s = self.q(user), self.q(schema)
+        if superuser:
+            # A superuser holds everything: checking it would only list "fixes" for the admin
+            # role the operator happened to connect with.
+            return [Finding("superuser", "SUPERUSER", u, f"ALTER ROLE {u} NOSUPERUSER;")]
+        every = model_tables() + archive_partition_tables()
         if profile == "retention":
             needed, tables = ("SELECT", "TRUNCATE"), archive_month_tables()
         elif profile == "runtime":
-            needed, tables = RUNTIME_PRIVILEGES, model_tables() + archive_partition_tables()
+            needed, tables = RUNTIME_PRIVILEGES, every
         else:
-            needed, tables = ("OWNER",), model_tables() + archive_partition_tables()
-        held = self._privileges(tables)
+            needed, tables = ("OWNER",), every
+        held = self._privileges(every)
+        found = self._missing(needed, tables, held, u)
+        if not usage:
+            found.insert(1 if found and found[0].privilege == "table" else 0,
+                         Finding("missing", "USAGE", f"schema {s}", f"GRANT USAGE ON SCHEMA {s} TO {u};"))
+        if profile == "owner":
+            if not create:
+                found.append(Finding("missing", "CREATE", f"schema {s}", f"GRANT CREATE ON SCHEMA {s} TO {u};"))
+            return found
+        found += self._excess_powers(u)
+        if create:
+            found.append(Finding("excess", "CREATE (DDL)", f"schema {s}", f"REVOKE CREATE ON SCHEMA {s} FROM {u};"))
+        if self._fetch_one(SQL_DATABASE_CREATE):
+            d = self.q(database)
+            found.append(Finding("excess", "CREATE (new schemas)", f"database {d}",
+                                 f"REVOKE CREATE ON DATABASE {d} FROM {u};"))
+        return found + self._excess_table_privileges(profile, every, held, u)
+
+    def _fetch_one(self, sql, params=()):
+        with self.connection.cursor() as cursor:
+            cursor.execute(sql, list(params))
+            return cursor.fetchone()[0]
+
+    def _missing(self, needed, tables, held, u):
         found = []
         absent = [table for table in tables if table not in held]
         if absent:
             found.append(Finding("missing", "table", self._tables(absent), "run migrate first"))
-        if not usage:
-            found.append(Finding("missing", "USAGE", f"schema {s}", f"GRANT USAGE ON SCHEMA {s} TO {u};"))
         for privilege in needed:
             lacking = [table for table in tables if table in held and not held[table][privilege]]
             if not lacking:
@@ -129,19 +178,39 @@ class PostgreSQLPrivileges:
             else:
                 found.append(Finding("missing", privilege, self._tables(lacking),
                                      f"GRANT {privilege} ON TABLE {self._tables(lacking)} TO {u};"))
-        if profile == "owner":
-            if not create:
-                found.append(Finding("missing", "CREATE", f"schema {s}", f"GRANT CREATE ON SCHEMA {s} TO {u};"))
-            return found
-        if superuser:
-            found.append(Finding("excess", "SUPERUSER", f"role {u}", f"ALTER ROLE {u} NOSUPERUSER;"))
-        if create:
-            found.append(Finding("excess", "CREATE (DDL)", f"schema {s}", f"REVOKE CREATE ON SCHEMA {s} FROM {u};"))
-        every = model_tables() + archive_partition_tables()
-        held_everywhere = self._privileges(every)
-        excess = ("TRUNCATE", "TRIGGER", "OWNER") if profile == "runtime" else ("TRIGGER", "OWNER")
-        for privilege in excess:
-            holding = [table for table in every if held_everywhere.get(table, {}).get(privilege)]
+        return found
+
+    def _excess_powers(self, u):
+        """Role attributes and predefined roles the connected role holds, itself or through a
+        role it is a member of (CREATEROLE alone lets a role grant itself the rest)."""
+        with self.connection.cursor() as cursor:
+            cursor.execute(SQL_POWERS, [list(POWERFUL_ROLES), list(POWERFUL_ROLES)])
+            rows = cursor.fetchall()
+        found = []
+        for name, is_self, *flags, is_powerful_role in rows:
+            role = self.q(name)
+            for (attribute, removal), holds in zip(ROLE_ATTRIBUTES, flags):
+                if not holds:
+                    continue
+                if is_self:
+                    found.append(Finding("excess", attribute, f"role {u}", f"ALTER ROLE {u} {removal};"))
+                else:
+                    found.append(Finding("excess", f"{attribute} (member of {role})", f"role {u}",
+                                         f"REVOKE {role} FROM {u};"))
+            if is_powerful_role:
+                found.append(Finding("excess", f"membership of {role}", f"role {u}", f"REVOKE {role} FROM {u};"))
+        return found
+
+    def _excess_table_privileges(self, profile, every, held, u):
+        if profile == "runtime":
+            excess = {privilege: every for privilege in ("TRUNCATE", "TRIGGER", "OWNER")}
+        else:
+            months = set(archive_month_tables())
+            excess = {privilege: every for privilege in RETENTION_EXCESS}
+            excess["TRUNCATE"] = [table for table in every if table not in months]
+        found = []
+        for privilege, tables in excess.items():
+            holding = [table for table in tables if held.get(table, {}).get(privilege)]
             if not holding:
                 continue
             if privilege == "OWNER":

@@ -154,7 +154,7 @@ def test_preflight_names_truncate_or_ddl_held_by_the_runtime(applied, extra):
     preflight = run_as(runtime, "headgate_preflight", "--as", "runtime")
     assert preflight.returncode == 1
     lines = [line for line in preflight.stdout.splitlines() if "must not have" in line]
-    assert len(lines) == 1 and named in lines[0] and "REVOKE" in lines[0], preflight.stdout
+    assert len(lines) == 1 and named in lines[0] and ("REVOKE" in lines[0] or " NO" in lines[0]), preflight.stdout
 
 
 def test_runtime_role_cannot_extend_the_archive_horizon_and_preflight_says_why(applied):
@@ -174,3 +174,65 @@ def test_runtime_role_cannot_extend_the_archive_horizon_and_preflight_says_why(a
 
     forget_prepared_layout()
     assert prepared_layout().months[-1].key == "203112"  # the refused run changed nothing
+
+
+# Powers a runtime role must not hold beyond table grants: (vendor, statements, what the one
+# "must not have" line names). {role} is the runtime role, {account} its quoted account, {db}
+# the test database.
+RUNTIME_POWERS = [
+    ("postgresql", ['ALTER ROLE "{role}" CREATEROLE'], "CREATEROLE"),
+    ("postgresql", ['ALTER ROLE "{role}" CREATEDB'], "CREATEDB"),
+    ("postgresql", ['GRANT pg_read_all_data TO "{role}"'], "pg_read_all_data"),
+    ("postgresql", ['GRANT pg_write_all_data TO "{role}"'], "pg_write_all_data"),
+    ("postgresql", ['GRANT pg_execute_server_program TO "{role}"'], "pg_execute_server_program"),
+    ("postgresql", ['GRANT CREATE ON DATABASE "{db}" TO "{role}"'], "CREATE (new schemas)"),
+    ("mysql", ["GRANT SELECT ON `{db}`.headgate_job TO {account} WITH GRANT OPTION"], "GRANT OPTION"),
+    ("mysql", ["GRANT SHUTDOWN ON *.* TO {account}"], "SHUTDOWN"),
+    ("mysql", ["GRANT CONNECTION ADMIN ON *.* TO {account}"], "CONNECTION ADMIN"),
+    ("mysql", ["GRANT SELECT ON mysql.* TO {account}"], "`mysql`.*"),
+    ("mysql", ["GRANT SELECT ON `{db}`.headgate_job_archive TO PUBLIC"], "granted to PUBLIC"),
+]
+
+
+@pytest.mark.parametrize(("for_vendor", "statements", "named"), RUNTIME_POWERS,
+                         ids=[named for _, _, named in RUNTIME_POWERS])
+def test_preflight_names_powers_the_runtime_must_not_hold(applied, for_vendor, statements, named):
+    if connection.vendor != for_vendor:
+        pytest.skip(f"a {for_vendor} privilege")
+    runtime = applied["runtime"]
+    values = {"role": runtime, "account": account(runtime), "db": connection.settings_dict["NAME"]}
+    execute([statement.format(**values) for statement in statements])
+    try:
+        preflight = run_as(runtime, "headgate_preflight", "--as", "runtime")
+    finally:
+        if "PUBLIC" in statements[0]:
+            execute([statements[0].format(**values).replace("GRANT", "REVOKE").replace(" TO ", " FROM ")])
+    assert preflight.returncode == 1, preflight.stdout + preflight.stderr
+    lines = [line for line in preflight.stdout.splitlines() if "must not have" in line]
+    assert len(lines) == 1 and named in lines[0] and ("REVOKE" in lines[0] or " NO" in lines[0]), preflight.stdout
+
+
+@pytest.mark.parametrize("privilege", ["DELETE", "TRUNCATE"])
+def test_preflight_names_dml_or_truncate_of_the_hot_table_held_by_retention(applied, privilege):
+    retention = applied["retention"]
+    if connection.vendor == "mysql" and privilege == "TRUNCATE":
+        privilege = "DROP"  # MariaDB truncates with DROP
+    execute([f"GRANT {privilege} ON headgate_job TO {account(retention)}"])
+    preflight = run_as(retention, "headgate_preflight", "--as", "retention")
+    assert preflight.returncode == 1, preflight.stdout + preflight.stderr
+    lines = [line for line in preflight.stdout.splitlines() if "must not have" in line]
+    assert len(lines) == 1 and privilege in lines[0] and "headgate_job" in lines[0], preflight.stdout
+
+
+@pytest.mark.parametrize("profile", ["runtime", "retention", "owner"])
+def test_preflight_as_a_superuser_says_so_in_one_line(profile):
+    """The tests connect as the servers' superuser (postgres, root): preflight says the role is
+    a superuser and that it checks the deployment's role, instead of "fixing" the admin role."""
+    from io import StringIO
+
+    out = StringIO()
+    with pytest.raises(CommandError):
+        call_command("headgate_preflight", "--as", profile, stdout=out)
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 1 and "a superuser" in lines[0] and "the role the deployment uses" in lines[0], lines
+    assert "NOSUPERUSER" not in lines[0] and "REVOKE" not in lines[0]
