@@ -33,3 +33,12 @@ def is_insufficient_privilege(exc, using=None):
     except UnsupportedOnVendor:
         return False
     return catalog.is_insufficient_privilege(exc)
+
+
+def denied_table(exc, tables):
+    """The name among ``tables`` (a closed set) that the permission error ``exc`` is about, the
+    longest that its text names; None when it names none. Only a name from ``tables`` is ever
+    returned: the error's own text is not shown."""
+    text = str(exc)
+    named = [table for table in tables if table in text]
+    return max(named, key=len) if named else None

@@ -14,18 +14,10 @@ error's text or a payload: callers log ``dberrors.describe_database_error()`` on
 import logging
 import threading
 import time
-import unicodedata
+
+from ..console import loggable  # noqa: F401  (the one escaping helper; imported from here too)
 
 jobs_logger = logging.getLogger("django_headgate.worker.jobs")
-
-
-def loggable(text, limit=255):
-    """``text`` as it may appear in a log line: its repr when it holds control or format
-    characters (a task path read from a row could forge a line), cut to ``limit``."""
-    text = str(text)
-    if any(unicodedata.category(c).startswith("C") for c in text):
-        text = repr(text)
-    return text[:limit]
 
 
 def log_job_failed(job, error_type, state, retry_in_seconds, log_extra):

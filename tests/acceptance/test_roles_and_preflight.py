@@ -236,3 +236,27 @@ def test_preflight_as_a_superuser_says_so_in_one_line(profile):
     lines = out.getvalue().splitlines()
     assert len(lines) == 1 and "a superuser" in lines[0] and "the role the deployment uses" in lines[0], lines
     assert "NOSUPERUSER" not in lines[0] and "REVOKE" not in lines[0]
+
+
+def test_status_without_the_archive_partitions_says_what_it_lacks_in_one_line(applied):
+    """PostgreSQL: DML granted on the archive's parent only (no partition grants); MariaDB: no
+    SELECT on the archive. headgate_status names the table, points at headgate_preflight, and
+    still shows every other section: no traceback."""
+    runtime = applied["runtime"]
+    from django_headgate.roles import archive_partition_tables
+
+    if connection.vendor == "postgresql":
+        partitions = ", ".join(f'"{table}"' for table in archive_partition_tables())
+        execute([f'REVOKE ALL ON {partitions} FROM "{runtime}"'])
+        lacking = "headgate_job_archive_"
+    else:
+        execute([f"REVOKE SELECT ON headgate_job_archive FROM {account(runtime)}"])
+        lacking = "headgate_job_archive"
+    status = run_as(runtime, "headgate_status")
+    assert status.returncode == 0, status.stderr
+    assert "Traceback" not in status.stderr and "Error" not in status.stderr, status.stderr
+    lines = [line for line in status.stdout.splitlines() if "not readable" in line]
+    assert lines and all(f"lacks SELECT on {lacking}" in line and "headgate_preflight" in line for line in lines)
+    assert "Jobs" in status.stdout and "Workers" in status.stdout and "Maintenance" in status.stdout
+    check = run_as(runtime, "headgate_status", "--check")
+    assert check.returncode == 1 and "not readable" in check.stdout, check.stdout + check.stderr

@@ -63,6 +63,14 @@ def test_json_line_has_time_level_logger_message_and_the_extra_fields():
     assert "args" not in parsed and "msg" not in parsed and "levelno" not in parsed
 
 
+def test_json_line_escapes_the_line_and_paragraph_separators():
+    """Valid JSON, but line breaks to many log readers: a record stays one line."""
+    line = JsonFormatter().format(make_record("Job %s (%s) failed.", ("j1", "a.b\u2028FAKE"), task="x\u2029y"))
+    assert "\u2028" not in line and "\u2029" not in line and len(line.splitlines()) == 1
+    parsed = json.loads(line)
+    assert parsed["message"] == "Job j1 (a.b\u2028FAKE) failed." and parsed["task"] == "x\u2029y"
+
+
 def test_json_line_carries_the_traceback_of_exc_info():
     try:
         raise ValueError("boom")
@@ -198,6 +206,8 @@ def test_progress_line_suspended_draws_nothing_before_it_was_shown():
     ("app.tasks.send", "app.tasks.send"),
     ("a.b\nFAKE 2025 ERROR line", "'a.b\\nFAKE 2025 ERROR line'"),
     ("a.b\x1b[31m", "'a.b\\x1b[31m'"),
+    ("a.b\u2028FAKE line", "'a.b\\u2028FAKE line'"),
+    ("a.b\u2029FAKE line", "'a.b\\u2029FAKE line'"),
     ("x" * 300, "x" * 255),
 ])
 def test_names_from_a_row_cannot_forge_log_lines(text, shown):

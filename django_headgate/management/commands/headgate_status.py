@@ -5,13 +5,18 @@ health checks. Warnings go to the end of the text report (and to ``warnings`` in
 Without ``--check`` the exit status is 0 either way. With ``--check`` (for cron or a
 Nagios-style monitor) only the warnings are printed, one ``WARNING: ...`` line each (or
 ``OK: no warnings``), and the command exits 1 when there is any; with ``--json --check`` the
-JSON report is printed and the exit status is the same."""
+JSON report is printed and the exit status is the same.
+
+A section the connected role lacks a privilege for is one line naming the table and pointing at
+``headgate_preflight`` (and a warning); the other sections are still shown. Text read from rows
+(queue names, worker ids, host names, task paths) is printed escaped (``console.loggable``)."""
 
 import json
 
 from django.core.management.base import BaseCommand, CommandError
 
 from ...conf import get_settings
+from ...console import loggable
 from ...status import collect_status
 
 #: The exit status of ``--check`` when anything warns (Nagios' WARNING).
@@ -27,7 +32,7 @@ class Command(BaseCommand):
                             help="Print only the warnings and exit 1 when there is any (for monitoring).")
 
     def handle(self, *args, **options):
-        ctx, sections = collect_status(get_settings())
+        ctx, sections = collect_status(get_settings(), report_unreadable=True)
         warnings = [warning for section in sections for warning in section.warnings]
         if options["json"]:
             report = {"store_now": ctx.now.isoformat()}
@@ -36,7 +41,7 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(report, indent=2, sort_keys=False, default=str))
         elif options["check"]:
             for warning in warnings:
-                self.stdout.write(f"WARNING: {warning}")
+                self.stdout.write(f"WARNING: {loggable(warning, None)}")
             if not warnings:
                 self.stdout.write("OK: no warnings")
         else:
@@ -49,6 +54,6 @@ class Command(BaseCommand):
         for section in sections:
             self.stdout.write(f"\n{section.title}")
             for line in section.lines:
-                self.stdout.write(f"  {line}")
+                self.stdout.write(f"  {loggable(line, None)}")
         for warning in warnings:
-            self.stdout.write(self.style.WARNING(f"\nWARNING: {warning}"))
+            self.stdout.write(self.style.WARNING(f"\nWARNING: {loggable(warning, None)}"))
