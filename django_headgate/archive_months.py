@@ -231,15 +231,16 @@ _layouts = {}
 _layouts_lock = threading.Lock()
 
 
-def prepared_layout(using=None):
+def prepared_layout(using=None, *, refresh=False):
     """The prepared :class:`ArchiveLayout` of the database ``using`` (default: HEADGATE's).
 
-    Read from the catalogue once per alias and cached; a database without a partitioned archive
-    (SQLite, or one not migrated yet) has the frozen layout."""
+    Read from the catalogue once per alias and cached; ``refresh`` reads it again (a long-lived
+    process, such as the admin's, whose layout another process may have changed). A database
+    without a partitioned archive (SQLite, or one not migrated yet) has the frozen layout."""
     from .conf import get_database_alias
 
     alias = using or get_database_alias()
-    layout = _layouts.get(alias)
+    layout = None if refresh else _layouts.get(alias)
     if layout is None:
         from .store import get_store
 

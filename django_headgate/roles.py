@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from django.apps import apps
 
-from .archive_months import MONTHS, PARTITIONS
+from .archive_months import prepared_layout
 from .exceptions import HeadgateError
 
 PROFILES = ("owner", "runtime", "retention")
@@ -53,14 +53,15 @@ def model_tables():
     return sorted(model._meta.db_table for model in apps.get_app_config("headgate").get_models())
 
 
-def archive_partition_tables():
-    """PostgreSQL: every child table of the archive (84 months and the two edges)."""
-    return [partition.table_name for partition in PARTITIONS]
+def archive_partition_tables(using):
+    """PostgreSQL: every child table of the archive (the prepared months and the two edges),
+    as the catalogue has them (``archive_months.prepared_layout``: the horizon moves)."""
+    return [partition.table_name for partition in prepared_layout(using).partitions]
 
 
-def archive_month_tables():
+def archive_month_tables(using):
     """PostgreSQL: the monthly children a prune truncates (never the edges)."""
-    return [partition.table_name for partition in MONTHS]
+    return [partition.table_name for partition in prepared_layout(using).months]
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,9 @@ def build_recipe(using, *, owner, runtime, retention, host="%"):
 
     names = {"owner": check_role_name(owner, "owner"), "runtime": check_role_name(runtime, "runtime"),
              "retention": check_role_name(retention, "retention")}
-    return get_privilege_catalog(using).recipe(names, check_account_host(host))
+    catalog = get_privilege_catalog(using)
+    prepared_layout(catalog.alias, refresh=True)
+    return catalog.recipe(names, check_account_host(host))
 
 
 def run_preflight(using, profile):
@@ -100,4 +103,6 @@ def run_preflight(using, profile):
 
     if profile not in PROFILES:
         raise HeadgateError(f"Unknown profile {profile!r} (known: {', '.join(PROFILES)}).")
-    return get_privilege_catalog(using).findings(profile)
+    catalog = get_privilege_catalog(using)
+    prepared_layout(catalog.alias, refresh=True)
+    return catalog.findings(profile)

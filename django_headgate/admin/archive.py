@@ -23,7 +23,6 @@ from django.template.response import TemplateResponse
 from django.urls import path
 from django.utils.cache import add_never_cache_headers
 
-from ..archive_months import PARTITIONS
 from ..models import ArchivedJob
 from . import summaries
 from .display import WITHHELD, error_summaries, format_ms, json_block
@@ -48,7 +47,6 @@ PAYLOAD_PERMISSION = "headgate.view_archive_payload"
 REVEAL_REASON_MAX_LENGTH = 200
 #: The queue filter lists at most this many queues (each costs one index probe).
 MAX_QUEUE_CHOICES = 50
-PARTITIONS_BY_KEY = {partition.key: partition for partition in PARTITIONS}
 
 
 class ArchiveQueueFilter(admin.SimpleListFilter):
@@ -68,19 +66,21 @@ class ArchiveQueueFilter(admin.SimpleListFilter):
 
 
 class EvictionMonthFilter(admin.SimpleListFilter):
-    """The month of eviction (one partition: the filter is a range on ``evicted_at_ms``)."""
+    """The month of eviction (one partition: the filter is a range on ``evicted_at_ms``). Its
+    choices are the prepared partitions, read from the catalogue (the horizon moves)."""
 
     title = "eviction month"
     parameter_name = "month"
 
     def lookups(self, request, model_admin):
         estimates = summaries.archive_estimates(request)
-        return [(partition.key, label) for partition, label in summaries.archive_month_choices(estimates)]
+        layout = summaries.archive_layout(request)
+        return [(partition.key, label) for partition, label in summaries.archive_month_choices(estimates, layout)]
 
     def queryset(self, request, queryset):
         if self.value() is None:
             return queryset
-        partition = PARTITIONS_BY_KEY.get(self.value())
+        partition = {p.key: p for p in summaries.archive_layout(request).partitions}.get(self.value())
         if partition is None:
             return queryset.none()
         if partition.start_ms is not None:

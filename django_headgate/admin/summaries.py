@@ -8,7 +8,7 @@ jobs of the last hour are found through their expiry index. None of these reads 
 
 from dataclasses import dataclass
 
-from ..archive_months import PARTITIONS
+from ..archive_months import prepared_layout
 from ..conf import get_settings
 from ..durations import describe_duration
 from ..models import JobState
@@ -96,16 +96,27 @@ def archive_estimates(request):
     Read once per request."""
     estimates = getattr(request, "_headgate_archive_estimates", None)
     if estimates is None:
+        archive_layout(request)  # the store estimates the partitions of the layout it has cached
         estimates = request._headgate_archive_estimates = get_store().archive_row_estimates()
     return estimates
 
 
-def archive_month_choices(estimates):
-    """``[(ArchivePartition, label), ...]`` newest first: the partitions that may hold rows, each
-    labelled with its row count ("2026-08 (~12,345)"; "?" when the database has no estimate)."""
+def archive_layout(request):
+    """The archive's prepared partitions (``archive_months.prepared_layout``), read from the
+    catalogue once per request: another process may have extended the horizon or retired months."""
+    layout = getattr(request, "_headgate_archive_layout", None)
+    if layout is None:
+        layout = request._headgate_archive_layout = prepared_layout(_alias(), refresh=True)
+    return layout
+
+
+def archive_month_choices(estimates, layout):
+    """``[(ArchivePartition, label), ...]`` newest first: the partitions of ``layout`` that may
+    hold rows, each labelled with its row count ("2026-08 (~12,345)"; "?" when the database has
+    no estimate)."""
     prefix = "" if get_store().archive_counts_are_exact else "~"
     choices = []
-    for partition in reversed(PARTITIONS):
+    for partition in reversed(layout.partitions):
         rows = estimates.get(partition.key)
         if rows == 0:
             continue

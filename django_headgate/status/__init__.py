@@ -7,6 +7,7 @@ validated settings (commands and the admin read them with ``conf.get_settings()`
 
 from django.db import DatabaseError
 
+from ..archive_months import prepared_layout
 from ..store import get_store
 from ..store.privileges import denied_table, is_insufficient_privilege
 from .sections import (
@@ -27,6 +28,7 @@ def collect_status(conf, *, using=None, sections=None, report_unreadable=False):
     one-line :func:`unreadable_section` (a warning too) and the others are still built;
     otherwise the permission error is raised."""
     store = get_store(using or conf.database)
+    prepared_layout(store.alias, refresh=True)  # the admin's process lives on: another may have moved the horizon
     ctx = StatusContext(store=store, conf=conf, now=store.now(), now_ms=store.archive_now_ms())
     built = []
     for build in sections or SECTIONS:
@@ -42,7 +44,6 @@ def collect_status(conf, *, using=None, sections=None, report_unreadable=False):
 def unreadable_section(build, ctx, exc):
     """The section ``build`` could not read for lack of a privilege: one line saying which
     table (a name from Headgate's closed set, never the error's text) and what to run."""
-    from ..archive_months import prepared_layout
     from ..roles import model_tables
 
     tables = model_tables() + [partition.table_name for partition in prepared_layout(ctx.store.alias).partitions]

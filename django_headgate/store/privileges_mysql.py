@@ -42,7 +42,10 @@ SQL_PUBLIC_GRANTS = "SHOW GRANTS FOR PUBLIC"
 # Which Headgate tables exist (migrated).
 SQL_TABLES = "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN %s"
 
-OWNER_PRIVILEGES = ("SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "ALTER", "INDEX", "REFERENCES")
+#: The owner's, at database level; LOCK TABLES for headgate_archive_horizon --detach-pruned-before
+#: (DROP PARTITION under LOCK TABLES ... WRITE).
+OWNER_PRIVILEGES = ("SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "ALTER", "INDEX", "REFERENCES",
+                    "LOCK TABLES")
 DDL_PRIVILEGES = ("CREATE", "DROP", "ALTER", "INDEX", "TRIGGER")
 #: Retention's DML: it prunes by TRUNCATE PARTITION (DROP), it never writes rows.
 RETENTION_DML = ("INSERT", "UPDATE", "DELETE")
@@ -85,8 +88,9 @@ class MySQLPrivileges:
             "-- Review, then run as an account with GRANT OPTION. The accounts must exist",
             f"-- (CREATE USER {runtime} IDENTIFIED BY ...); this recipe creates none and sets no password.",
             "",
-            "-- owner: runs migrate and headgate_archive_horizon (DDL). The database-level grant",
-            "-- also covers the host's django_migrations table.",
+            "-- owner: runs migrate and headgate_archive_horizon (DDL; LOCK TABLES for",
+            "-- --detach-pruned-before). The database-level grant also covers the host's",
+            "-- django_migrations table.",
             f"GRANT {', '.join(OWNER_PRIVILEGES)} ON {db} TO {owner};",
             "",
             "-- runtime: web processes, workers, duties, headgate_status. No DDL. The archive's",

@@ -87,8 +87,8 @@ class PostgreSQLPrivileges:
         _, database, schema, _, _, _ = self._session()
         owner, runtime, retention = (self.q(roles[name]) for name in ("owner", "runtime", "retention"))
         s = self.q(schema)
-        every_table = model_tables() + archive_partition_tables()
-        months = archive_month_tables()
+        every_table = model_tables() + archive_partition_tables(self.alias)
+        months = archive_month_tables(self.alias)
         lines = [
             f"-- Headgate roles for PostgreSQL: database {self.q(database)}, schema {s}.",
             "-- Review, then run as a superuser or the tables' current owner. The roles must exist",
@@ -109,12 +109,10 @@ class PostgreSQLPrivileges:
             f"GRANT USAGE ON SCHEMA {s} TO {retention};",
             f"GRANT SELECT, TRUNCATE ON TABLE {self._tables(months)} TO {retention};",
             "",
-            "-- Partitions the owner creates later (headgate_archive_horizon). Default privileges",
-            "-- apply to every table the owner creates in this schema: give Headgate an owner of",
-            "-- its own, or drop these two lines and re-run this recipe after extending the horizon.",
-            f"ALTER DEFAULT PRIVILEGES FOR ROLE {owner} IN SCHEMA {s} "
-            f"GRANT {', '.join(RUNTIME_PRIVILEGES)} ON TABLES TO {runtime};",
-            f"ALTER DEFAULT PRIVILEGES FOR ROLE {owner} IN SCHEMA {s} GRANT SELECT, TRUNCATE ON TABLES TO {retention};",
+            "-- Partitions headgate_archive_horizon creates later take the grants of those they",
+            "-- follow (a new month: the last prepared month's and the edge's; the new edge: the old",
+            "-- edge's), so no default privileges are needed, and none give the retention role",
+            "-- TRUNCATE on an edge. This recipe lists the partitions prepared now.",
         ]
         return lines
 
@@ -132,9 +130,9 @@ class PostgreSQLPrivileges:
             # A superuser holds everything: checking it would only list "fixes" for the admin
             # role the operator happened to connect with.
             return [Finding("superuser", "SUPERUSER", u, f"ALTER ROLE {u} NOSUPERUSER;")]
-        every = model_tables() + archive_partition_tables()
+        every = model_tables() + archive_partition_tables(self.alias)
         if profile == "retention":
-            needed, tables = ("SELECT", "TRUNCATE"), archive_month_tables()
+            needed, tables = ("SELECT", "TRUNCATE"), archive_month_tables(self.alias)
         elif profile == "runtime":
             needed, tables = RUNTIME_PRIVILEGES, every
         else:
@@ -205,7 +203,7 @@ class PostgreSQLPrivileges:
         if profile == "runtime":
             excess = {privilege: every for privilege in ("TRUNCATE", "TRIGGER", "OWNER")}
         else:
-            months = set(archive_month_tables())
+            months = set(archive_month_tables(self.alias))
             excess = {privilege: every for privilege in RETENTION_EXCESS}
             excess["TRUNCATE"] = [table for table in every if table not in months]
         found = []

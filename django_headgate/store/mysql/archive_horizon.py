@@ -48,8 +48,9 @@ UNION SELECT PRIVILEGE_TYPE FROM information_schema.SCHEMA_PRIVILEGES
 UNION SELECT PRIVILEGE_TYPE FROM information_schema.TABLE_PRIVILEGES
       WHERE GRANTEE = {ME} AND TABLE_SCHEMA = DATABASE() AND TABLE_NAME = %s
 """
-#: ALTER TABLE needs ALTER, CREATE and INSERT on the table; DROP PARTITION needs DROP.
-REQUIRED_PRIVILEGES = ("ALTER", "CREATE", "INSERT", "DROP")
+#: ALTER TABLE needs ALTER, CREATE and INSERT on the table; DROP PARTITION needs DROP, and the
+#: LOCK TABLES ... WRITE it runs under needs LOCK TABLES (on the database).
+REQUIRED_PRIVILEGES = ("ALTER", "CREATE", "INSERT", "DROP", "LOCK TABLES")
 ER_LOCK_WAIT_TIMEOUT = 1205
 PRIVILEGE_ERRORS = frozenset({1044, 1142, 1227})
 
@@ -141,7 +142,7 @@ class MySQLArchiveHorizon(ArchiveHorizonOps):
         if not missing:
             return []
         return [f"The connected account lacks {', '.join(missing)} on {ARCHIVE_TABLE} (REORGANIZE PARTITION "
-                "needs ALTER, CREATE and INSERT; DROP PARTITION needs DROP). Privileges held through "
+                "needs ALTER, CREATE and INSERT; DROP PARTITION needs DROP and LOCK TABLES). Privileges held through "
                 "roles are not seen by this check."]
 
     def refusal_reason(self, exc):

@@ -2,7 +2,9 @@
 
 Extending (one transaction, so a sweep never finds its month missing): detach the after edge,
 create the new months and the new edge ``after_YYYY`` as partitions (each gets the parent's
-indexes and the grants the old edge carried), and drop the old edge when it was empty. An edge
+indexes; a new month the grants of the last prepared month and of the old edge, the new edge
+those of the old edge alone, so a role that may TRUNCATE months never may the edge), and drop
+the old edge when it was empty. An edge
 that held rows stays behind as a detached table; its rows are then moved in bounded batches
 (each batch one ``DELETE ... RETURNING`` feeding an ``INSERT`` into the parent: a row is in
 exactly one of the two tables at every commit), and the empty table is dropped. A run
@@ -19,7 +21,7 @@ if a row had slipped in, else dropped.
 
 import re
 
-from ...archive_months import AFTER_TABLE_PATTERN, ARCHIVE_TABLE, after_edge
+from ...archive_months import AFTER_TABLE_PATTERN, ARCHIVE_TABLE, after_edge, month_of_ms, month_partition
 from ..archive_horizon import EXACT_COUNT_LIMIT, ArchiveHorizonOps, RowCount
 from ..fragments import ARCHIVE_COLUMNS
 from .sweep import SQL_ARCHIVE_ESTIMATES
@@ -136,18 +138,20 @@ class PostgreSQLArchiveHorizon(ArchiveHorizonOps):
             cursor.execute(sql + (" WITH GRANT OPTION" if grantable else ""), [])
 
     def extend(self, old_edge, months, new_edge, lock_timeout_seconds):
+        last_month = month_partition(*month_of_ms(months[0].start_ms - 1))
         with self.store.atomic(), self.store.cursor() as cursor:
             self._lock_timeout(cursor, lock_timeout_seconds)
-            grants = self._grants_of(cursor, old_edge)
+            edge_grants = self._grants_of(cursor, old_edge)
+            month_grants = list(dict.fromkeys(self._grants_of(cursor, last_month) + edge_grants))
             cursor.execute(SQL_DETACH.format(parent=self.table, table=self.quote(old_edge)), [])
             for month in months:
                 cursor.execute(SQL_CREATE_MONTH.format(table=self.quote(month), parent=self.table,
                                                        start=self.bound(month.start_ms),
                                                        end=self.bound(month.end_ms)), [])
-                self._grant(cursor, grants, month)
+                self._grant(cursor, month_grants, month)
             cursor.execute(SQL_CREATE_EDGE.format(table=self.quote(new_edge), parent=self.table,
                                                   start=self.bound(new_edge.start_ms)), [])
-            self._grant(cursor, grants, new_edge)
+            self._grant(cursor, edge_grants, new_edge)
             if self.partition_has_rows(old_edge):
                 return old_edge
             cursor.execute(SQL_DROP.format(table=self.quote(old_edge)), [])
