@@ -14,7 +14,7 @@ from .exceptions import InvalidJob, InvalidRunAt
 from .ids import uuid7
 from .models import Job, JobState
 from .payload import check_args, dump_json, load_json
-from .registry import get_task
+from .registry import get_task, get_task_to_enqueue
 from .retention import resolve_retention_class
 from .store.base import NewJob
 from .validation import (
@@ -74,7 +74,7 @@ def _task_defaults(task, conf):
     """The registered task's enqueue defaults; none for an unregistered path when
     VALIDATE_TASK_PATHS is off (the worker still refuses to run it)."""
     if conf.validate_task_paths:
-        return get_task(task).enqueue_defaults()
+        return get_task_to_enqueue(task).enqueue_defaults()
     try:
         return get_task(task).enqueue_defaults()
     except InvalidJob:

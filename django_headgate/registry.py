@@ -13,7 +13,12 @@ that is not registered. Tasks are registered in three ways, all at import time:
 
 At start-up (``AppConfig.ready()``) :func:`discover_tasks` imports the ``tasks`` module of every
 installed app, as the admin autodiscovers ``admin`` modules, then the ``TASK_MODULES``. Nothing
-else is imported on behalf of a job.
+else is imported on behalf of a job. So a task defined in a module that only a web process
+imports (``myapp/emails.py``, imported by a view) is registered there and never in a worker: its
+jobs would all end ``dead``. The registry records the modules that registered tasks while
+Django was starting (before ``apps.ready``: app loading, the ``ready()`` methods, discovery),
+which every process that starts Django imports alike, and :func:`get_task_to_enqueue` refuses,
+at enqueue, a task whose module is not among them.
 
 Options of ``@headgate.task``: ``queue``, ``priority``, ``max_attempts``, ``retention_class``
 and ``timeout`` are the task's defaults at enqueue (an option given to ``enqueue()`` overrides
@@ -27,6 +32,7 @@ import logging
 import threading
 from dataclasses import dataclass, field
 
+from django.apps import apps
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import autodiscover_modules
 
@@ -71,6 +77,8 @@ class RegisteredTask:
 
 _tasks = {}  # dotted path -> RegisteredTask
 _lock = threading.Lock()
+#: Modules that registered a task while Django was starting (every process imports them).
+_startup_modules = set()
 
 
 def task_path(func):
@@ -127,6 +135,8 @@ def register_task(func, *, name=None, kind=NATIVE, replace=True, **options):
         "queue": None, "priority": None, "max_attempts": None, "retention_class": None,
         "timeout": None, "retry_on": (), "no_retry_on": (), "cron": None, **options}))
     with _lock:
+        if not apps.ready:
+            _startup_modules.add(task_module(entry))
         if replace or path not in _tasks:
             _tasks[path] = entry
         return _tasks[path]
@@ -185,9 +195,33 @@ def get_task(path, kind=None):
     entry = _tasks.get(path) if isinstance(path, str) else None
     if entry is None or (kind is not None and entry.kind != kind):
         raise UnregisteredTask(
-            f"Task {path!r} is not registered: decorate it with @headgate.task, list its module in "
-            "HEADGATE['TASK_MODULES'], or define it with Django's @task on the Headgate backend.",
+            f"Task {path!r} is not registered in this process. A process registers the tasks of "
+            "each installed app's tasks module and of the modules in HEADGATE['TASK_MODULES'] (with "
+            "@headgate.task, Django's @task on the Headgate backend, or any public function of a "
+            "TASK_MODULES module): define the task in one of those, or list its module in TASK_MODULES.",
             task=path)
+    return entry
+
+
+def task_module(entry):
+    """The module whose import registers ``entry`` (a Django Task's: its function's)."""
+    func = entry.func.func if entry.kind == DJANGO_TASK else entry.func
+    return func.__module__
+
+
+def get_task_to_enqueue(path):
+    """``get_task(path)``, and UnregisteredTask when the task's module registered no task while
+    Django was starting (it was imported later, by a view or a test): a worker would never
+    register it, and every job of it would end dead. Checked once Django has started."""
+    entry = get_task(path)
+    module = task_module(entry)
+    if apps.ready and module not in _startup_modules:
+        app_tasks = f"{module.rpartition('.')[0] or module}.tasks"
+        raise UnregisteredTask(
+            f"Task {path!r} is defined in {module!r}, a module workers never import (they import each "
+            f"installed app's tasks module and HEADGATE['TASK_MODULES']), so its jobs would end dead. "
+            f"Move it into an app's tasks module (such as {app_tasks!r}), or add {module!r} to "
+            "HEADGATE['TASK_MODULES'].", task=path)
     return entry
 
 

@@ -24,7 +24,7 @@ from django.utils.json import normalize_json
 from ..conf import get_settings
 from ..exceptions import HeadgateError, InvalidJob
 from ..ids import uuid7
-from ..registry import register_django_task
+from ..registry import get_task_to_enqueue, register_django_task
 from ..validation import check_max_attempts, check_queue_name, check_tags, check_timeout, check_unique_key
 from .checks import E_TASKS_OPTIONS, E_TASKS_QUEUE
 from .task_results import (
@@ -213,12 +213,17 @@ class HeadgateBackend(BaseTaskBackend):
 
         Raises InvalidTask (Django's validation), TypeError/ValueError for arguments that are
         not JSON, and HeadgateError subclasses for Headgate's checks (unknown retention class,
-        IdempotencyConflict) -- all before anything is written. With a ``unique_key`` already
+        IdempotencyConflict, UnregisteredTask for a Task defined in a module workers never
+        import) -- all before anything is written. With a ``unique_key`` already
         held by a hot job with the same arguments, that job's result is returned.
         """
         from .. import api
 
         self.validate_task(task)
+        if get_settings().validate_task_paths:
+            # The job may name the runner (a Task of another class): the Task's own module must
+            # still be one a worker imports, else the job ends dead there.
+            get_task_to_enqueue(task.module_path)
         if self.option_errors:
             raise InvalidTaskBackend(
                 f"TASKS[{self.alias!r}]['OPTIONS'] is invalid: {' '.join(self.option_errors)}")

@@ -43,7 +43,10 @@ def test_a_row_naming_an_unimported_module_never_imports_it(tmp_path, monkeypatc
     run_burst()
     assert "tests.testapp.never_imported" not in sys.modules
     assert not marker.exists()
-    assert Job.objects.get(pk=job.id).state == "dead"
+    row = Job.objects.get(pk=job.id)
+    assert row.state == "dead"
+    # The error says where a task must live for a worker to register it.
+    assert "tasks module" in row.errors[0]["message"] and "TASK_MODULES" in row.errors[0]["message"]
 
 
 def test_a_task_unregistered_after_enqueue_never_runs():
