@@ -9,7 +9,7 @@ terminal: their log level, a default console handler, and the worker's progress 
   (time, level, logger, message) or "json" (:mod:`.jsonlog`). A host's handlers are never changed.
 - **Text from rows.** Queue names, task paths, worker ids and host names are read from rows
   anyone with write access to the tables could have written: every line that shows one, on a
-  terminal or in a log, passes it through :func:`loggable` (the one escaping helper).
+  terminal or in a log, passes it through :func:`loggable` (the one escaping function).
 - **Progress line.** Drawn only on a terminal, rewritten in place with ``\\r``. The default handler
   erases it before writing a record and draws it again after, so the two never share a line. When
   the host's own handlers write to a terminal, which cannot be coordinated, no progress line is
