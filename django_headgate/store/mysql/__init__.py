@@ -57,6 +57,7 @@ class MySQLStore(MySQLJobs, MySQLHeartbeats, MySQLSweep, MySQLWorker, BaseStore)
 SQL_GET_STATEMENT_BUDGET_MARIADB = (
     "SELECT @@SESSION.max_statement_time, @@SESSION.lock_wait_timeout, @@SESSION.innodb_lock_wait_timeout"
 )
+# Set (or restore) the three MariaDB session values.
 SQL_SET_STATEMENT_BUDGET_MARIADB = (
     "SET SESSION max_statement_time = %s, lock_wait_timeout = %s, innodb_lock_wait_timeout = %s"
 )
@@ -64,6 +65,7 @@ SQL_SET_STATEMENT_BUDGET_MARIADB = (
 SQL_GET_STATEMENT_BUDGET_MYSQL = (
     "SELECT @@SESSION.max_execution_time, @@SESSION.lock_wait_timeout, @@SESSION.innodb_lock_wait_timeout"
 )
+# Set (or restore) the three MySQL session values.
 SQL_SET_STATEMENT_BUDGET_MYSQL = (
     "SET SESSION max_execution_time = %s, lock_wait_timeout = %s, innodb_lock_wait_timeout = %s"
 )
