@@ -1,8 +1,8 @@
 """The duty checklist, run over every registered duty (rescue, retention sweep, heartbeat prune,
 archive prune, archive horizon, periodic) on real databases: defaults, only eligible rows, bounded
-batches, a pause between batches, a time limit per batch, a prompt stop, a failure logged with
-outcome ``failed`` and its backoff, a second pass that is a no-op, a contended singleton lock
-skipped.
+batches, a pause between batches, a batch over its time budget run again smaller (a slow
+statement) or failing (a lock held elsewhere), a prompt stop, a failure logged with outcome
+``failed`` and its backoff, a second pass that is a no-op, a contended singleton lock skipped.
 An item that does not fit a duty's shape (a pass of one batch) is skipped with the reason;
 duty_cases.py has the adapter of each duty."""
 
@@ -19,7 +19,7 @@ from django_headgate.conf import get_settings
 from django_headgate.maintenance.registry import DUTIES
 from django_headgate.models import DutyRun
 
-from tests.support.blockers import held_on_another_connection, hold_duty_lock, hold_table_lock
+from tests.support.blockers import held_on_another_connection, hold_duty_lock, hold_table_lock, rows_made_slow
 from .duty_cases import CASES
 
 pytestmark = pytest.mark.django_db(transaction=True)  # threads and failing statements need commits
@@ -103,15 +103,49 @@ def test_a_jittered_pause_between_batches(case, configure, make_duty, store):
     assert len(pauses) == 2 and all(1.5 <= p <= 2.5 for p in pauses)  # 2 s +-25 %, none after the last
 
 
-def test_a_batch_over_its_time_limit_fails(case, configure, make_duty, store, vendor):
+def test_a_slow_batch_is_run_again_smaller_and_the_pass_goes_on(case, configure, make_duty, store, vendor, caplog):
+    """A statement made slow per row (a trigger that sleeps) runs over the budget at the full
+    batch size and fits at the reduced one: the pass degrades instead of failing."""
+    several_batches(case)
+    if vendor not in case.slowed_by_rows:
+        pytest.skip("SQLite has no statement timeout" if vendor == "sqlite" else
+                    f"no statement of a {case.name} batch grows with its rows on {vendor}")
+    size, budget = max(case.smallest_batch, 10), 2.0
+    configure(BATCH_SIZE=size, BATCH_TIMEOUT=budget, MAX_BATCHES=2)
+    case.make_eligible(store, size)
+    duty = make_duty(wait=no_pause)
+    reduced = duty.reduced_batch_size  # a tenth: size // 10
+    # A full batch takes 2.5 budgets (cut at one); a reduced one a quarter of the budget.
+    with caplog.at_level(logging.INFO, logger="django_headgate"), \
+            rows_made_slow(case.table(store), budget / 4 / reduced):
+        outcome = duty.run_once()
+    assert (outcome.status, outcome.rows, outcome.batches, outcome.full_batch, outcome.reduced_batch_size) == \
+        (case.duty_class.work_status, 2 * reduced, 2, True, reduced)
+    assert case.eligible_left() == size - 2 * reduced  # the batch that ran over changed nothing
+    (record,) = [r for r in caplog.records if getattr(r, "action", None) == "duty_pass"]
+    assert (record.levelname, record.reduced_batch_size) == ("WARNING", reduced)
+    assert f"in batches of {reduced}: a batch of {size} ran over its 2 s time budget" in record.getMessage()
+    again = make_duty(wait=no_pause).run_once()  # the next pass starts at the full size again
+    assert (again.rows, again.reduced_batch_size) == (size - 2 * reduced, None)
+
+
+def test_a_batch_over_its_time_budget_under_a_lock_fails(case, configure, make_duty, store, vendor, caplog):
+    """A lock held elsewhere makes the batch run over its budget at any size: it is run again
+    smaller (where the duty's batch can shrink), then the pass fails and says so."""
     if vendor == "sqlite":
         pytest.skip("SQLite has no statement timeout: its busy timeout is the only bound (documented)")
     configure(BATCH_TIMEOUT=0.5)
     case.make_eligible(store, 2)
-    with held_on_another_connection(hold_table_lock(case.table(store))):
-        outcome = make_duty().run_once()
+    duty = make_duty()
+    with caplog.at_level(logging.INFO, logger="django_headgate"), \
+            held_on_another_connection(hold_table_lock(case.table(store))):
+        outcome = duty.run_once()
     assert (outcome.status, outcome.rows) == ("failed", 0)
     assert case.eligible_left() == 2
+    assert outcome.reduced_batch_size == duty.reduced_batch_size  # None: its batch cannot shrink
+    (record,) = [r for r in caplog.records if getattr(r, "action", None) == "duty_pass"]
+    assert (record.levelname, record.reduced_batch_size) == ("ERROR", duty.reduced_batch_size)
+    assert ("run again with" in record.getMessage()) == (duty.reduced_batch_size is not None)
     assert make_duty(wait=no_pause).run_once().rows == case.rows(2)  # the session's own timeout was restored
 
 
