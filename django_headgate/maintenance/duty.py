@@ -32,7 +32,7 @@ from django.db import DatabaseError, connections
 from .. import metrics
 from ..signals import duty_finished
 from ..worker.executor import scrub_database_text
-from .outcomes import CANCELLED, FAILED, ZERO_OR_CONTENDED, DutyOutcome, PassTally, record_outcome  # noqa: F401
+from .outcomes import CANCELLED, FAILED, ZERO_OR_CONTENDED, DutyOutcome, PassTally, record_outcome
 
 logger = logging.getLogger(__name__)
 
