@@ -90,9 +90,10 @@ def examples(vendor):
 
 
 def quote_name(vendor):
-    """The vendor backend's own identifier quoting (no connection needed)."""
-    operations = importlib.import_module(f"django.db.backends.{'sqlite3' if vendor == 'sqlite' else vendor}.operations")
-    return operations.DatabaseOperations(None).quote_name
+    """An identifier quoted as the vendor's Django backend quotes it (``connection.ops.quote_name``;
+    written out, so that rendering needs neither a connection nor the vendor's driver)."""
+    quote = "`" if vendor == "mysql" else '"'
+    return lambda name: f"{quote}{name}{quote}"
 
 
 # -- where the statements come from ---------------------------------------------------------------
