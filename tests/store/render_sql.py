@@ -250,6 +250,7 @@ def main():
             f"b/{path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path}"))
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
+    sys.stdout.flush()
     print(f"{changed} of {len(VENDORS)} golden SQL files changed.", file=sys.stderr)
 
 

@@ -46,6 +46,8 @@ SQL_HAS_ROWS = "SELECT EXISTS (SELECT 1 FROM {table})"
 SQL_BOUNDED_COUNT = "SELECT %s, (SELECT count(*) FROM (SELECT 1 FROM {table} LIMIT %s) AS bounded)"
 # Lock wait bound of this transaction only.
 SQL_LOCAL_LOCK_TIMEOUT = "SELECT set_config('lock_timeout', %s, true)"
+# The session's lock_timeout, read before DETACH ... CONCURRENTLY and restored after it.
+SQL_SHOW_LOCK_TIMEOUT = "SHOW lock_timeout"
 # Lock wait bound of the session (DETACH ... CONCURRENTLY runs outside a transaction).
 SQL_SESSION_LOCK_TIMEOUT = "SELECT set_config('lock_timeout', %s, false)"
 # Grants on a partition (besides its owner's), copied onto the partitions that replace it.
@@ -201,7 +203,7 @@ class PostgreSQLArchiveHorizon(ArchiveHorizonOps):
         if self.partition_has_rows(partition):
             return False
         with self.store.cursor() as cursor:
-            cursor.execute("SHOW lock_timeout", [])
+            cursor.execute(SQL_SHOW_LOCK_TIMEOUT, [])
             previous = cursor.fetchone()[0]
             self._lock_timeout(cursor, lock_timeout_seconds, local=False)
             try:

@@ -592,6 +592,10 @@ FROM pg_class AS c WHERE c.oid = to_regclass(%s)
 -- Lock wait bound of the session (DETACH ... CONCURRENTLY runs outside a transaction).
 SELECT set_config('lock_timeout', %s, false)
 
+-- name: postgresql.archive_horizon.SQL_SHOW_LOCK_TIMEOUT --
+-- The session's lock_timeout, read before DETACH ... CONCURRENTLY and restored after it.
+SHOW lock_timeout
+
 -- name: privileges_postgresql.SQL_SESSION --
 -- Who is connected, in which database and schema, and the schema privileges that matter.
 SELECT current_user, current_database(), current_schema(),
