@@ -53,8 +53,9 @@ class ArchivePruneDuty(Duty):
             if partition.end_ms > now_ms:
                 self._next_month = len(months)  # the rest have not ended yet
                 break
-            self._next_month += 1
-            if not self.store.archive_partition_has_rows(partition):
+            has_rows = self.store.archive_partition_has_rows(partition)
+            self._next_month += 1  # after the probe: a batch run again (reduced) starts with this month
+            if not has_rows:
                 continue
             self._looked_at += 1
             pruned += self.prune_month(partition)

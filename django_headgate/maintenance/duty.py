@@ -8,6 +8,12 @@ cluster-wide lock without waiting, repeats batches until one comes back short (o
 batch under the store's ``statement_budget(batch_timeout)``, and returns a :class:`DutyOutcome`; it
 never raises for a database failure, it reports it.
 
+A batch that runs over its time budget degrades before it fails (River's reduced batch size): it
+is run again at once with :attr:`Duty.reduced_batch_size` rows (a tenth, at least one), and the
+rest of the pass keeps that size; only a second overrun fails the pass. The outcome's
+``reduced_batch_size`` and the pass's log line (WARNING) say so. The next pass starts at the full
+size again.
+
 Every pass is reported three ways: one structured log line, the ``duty_finished`` signal and the
 in-process counters of :mod:`django_headgate.metrics`. The pass that held the lock (or failed)
 is also recorded in ``headgate_duty_run`` with the time its next pass is due, chosen from the
@@ -18,23 +24,23 @@ import logging
 import random
 import threading
 import time
-from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from dataclasses import replace
+from datetime import timedelta
 
 from django.db import DatabaseError, connections
 
 from .. import metrics
 from ..signals import duty_finished
 from ..worker.executor import scrub_database_text
-from .outcomes import record_outcome
+from .outcomes import CANCELLED, FAILED, ZERO_OR_CONTENDED, DutyOutcome, PassTally, record_outcome
 
 logger = logging.getLogger(__name__)
 
-ZERO_OR_CONTENDED = "zero_or_contended"
-FAILED = "failed"
-CANCELLED = "cancelled"
 #: The pause between batches is drawn from [1 - JITTER, 1 + JITTER] times BATCH_PAUSE.
 PAUSE_JITTER = 0.25
+#: A batch over its time budget is run again with batch_size // BATCH_REDUCTION rows (at least 1),
+#: River's ratio (BatchSizeDefault 10,000, BatchSizeReduced 1,000).
+BATCH_REDUCTION = 10
 
 
 def describe_failure(exc):
@@ -54,43 +60,6 @@ def outcome_note(status, contended=None):
     if status == CANCELLED:
         return "stopped between batches"
     return None
-
-
-@dataclass(frozen=True)
-class DutyOutcome:
-    """The result of one pass. ``status`` is the duty's ``work_status`` when rows were handled,
-    else ``zero_or_contended``, ``failed`` or ``cancelled``. ``error`` is for logs, never a label.
-
-    ``started_at``/``finished_at`` are store-clock times (None when the clock could not be read);
-    ``next_run_at`` is when the next pass is due; ``contended`` is True when another maintainer
-    held the duty's lock (the status then reads ``zero_or_contended``, like an empty pass).
-    """
-
-    duty: str
-    status: str
-    rows: int
-    batches: int
-    seconds: float
-    full_batch: bool = False
-    error: str | None = None
-    started_at: datetime | None = None
-    finished_at: datetime | None = None
-    next_run_at: datetime | None = None
-    contended: bool = False
-
-    @property
-    def failed(self):
-        return self.status == FAILED
-
-
-@dataclass
-class PassTally:
-    """What a pass did so far (the batches update it; :class:`DutyOutcome` is made from it)."""
-
-    started_at: datetime | None
-    rows: int = 0
-    batches: int = 0
-    full_batch: bool = False
 
 
 class Duty:
@@ -162,6 +131,13 @@ class Duty:
     def failure_backoff_seconds(self):
         return self.setting("failure_backoff")
 
+    @property
+    def reduced_batch_size(self):
+        """The batch size a pass goes on with once a batch ran over its time budget: a tenth of
+        ``batch_size``, at least 1; None when that is no smaller (the pass then fails at once)."""
+        reduced = max(1, self.batch_size // BATCH_REDUCTION)
+        return reduced if reduced < self.batch_size else None
+
     # -- shared behaviour ----------------------------------------------------------------------
 
     @property
@@ -212,13 +188,7 @@ class Duty:
         """Bounded batches until one comes back short, ``max_batches`` ran or a stop, with a
         jittered pause between two of them."""
         while not self.cancelled.is_set():
-            limit = self.batch_size
-            self._batch_deadline = time.monotonic() + self.batch_timeout
-            try:
-                with self.store.statement_budget(self.batch_timeout):
-                    handled = self.run_batch(limit)
-            finally:
-                self._batch_deadline = None
+            handled, limit = self._run_degradable_batch(tally.reduced_batch_size or self.batch_size, tally)
             tally.rows += handled
             tally.batches += 1
             tally.full_batch = self.batch_was_full(handled, limit)
@@ -226,6 +196,30 @@ class Duty:
                 break
             if self.wait(self.pause_seconds()):
                 break  # stopped while pausing
+
+    def _run_degradable_batch(self, limit, tally):
+        """One batch of ``limit``; when it runs over its time budget (the store tells by the
+        error code) and the pass has not degraded yet, the same batch again at
+        :attr:`reduced_batch_size`, the size the pass keeps. Returns ``(rows, size it ran with)``;
+        raises DatabaseError for any other failure and for a second overrun."""
+        try:
+            return self._run_budgeted_batch(limit), limit
+        except DatabaseError as exc:
+            reduced = self.reduced_batch_size
+            if tally.reduced_batch_size is not None or reduced is None or not self.store.is_budget_exceeded(exc):
+                raise
+            # The store call that ran over rolled back; calls of the batch that committed before it
+            # (a limited queue's sweep, a pruned month) stay done, uncounted, as after any failure.
+            tally.reduced_batch_size = reduced
+            return self._run_budgeted_batch(reduced), reduced
+
+    def _run_budgeted_batch(self, limit):
+        self._batch_deadline = time.monotonic() + self.batch_timeout
+        try:
+            with self.store.statement_budget(self.batch_timeout):
+                return self.run_batch(limit)
+        finally:
+            self._batch_deadline = None
 
     def pause_seconds(self):
         """The pause before the next batch: ``batch_pause`` +-25 % (so maintainers of several
@@ -238,7 +232,8 @@ class Duty:
         seconds = time.monotonic() - started
         finished_at = tally.started_at + timedelta(seconds=seconds) if tally.started_at is not None else None
         outcome = DutyOutcome(self.name, status, tally.rows, tally.batches, seconds, tally.full_batch,
-                              error, tally.started_at, finished_at, contended=contended)
+                              error, tally.started_at, finished_at, contended=contended,
+                              reduced_batch_size=tally.reduced_batch_size)
         return replace(outcome, next_run_at=self.next_run_at(outcome))
 
     def record(self, outcome):
@@ -253,17 +248,25 @@ class Duty:
                                   "error_type": type(exc).__name__})
 
     def report(self, outcome):
-        """One structured log line per pass (info when work was done), the counters and the signal.
+        """One structured log line per pass (info when work was done; warning when a batch ran
+        over its time budget), the counters and the signal.
 
         Log ``extra`` and metric labels carry the duty and outcome, never worker IDs, host names
         or exception text (the error text is in the message of a failure line only)."""
         extra = {"action": "duty_pass", "duty": outcome.duty, "status": outcome.status,
                  "rows": outcome.rows, "batches": outcome.batches,
                  "seconds": round(outcome.seconds, 3), "contended": outcome.contended,
-                 "next_run_at": outcome.next_run_at.isoformat() if outcome.next_run_at else None}
+                 "next_run_at": outcome.next_run_at.isoformat() if outcome.next_run_at else None,
+                 "reduced_batch_size": outcome.reduced_batch_size}
+        over = f"a batch of {self.batch_size} ran over its {self.batch_timeout:g} s time budget"
         if outcome.failed:
             extra["error_type"] = outcome.error.split(":", 1)[0] if outcome.error else None
-            logger.error("Duty %s failed: %s", outcome.duty, outcome.error, extra=extra)
+            degraded = (f" ({over}; run again with {outcome.reduced_batch_size} rows, it failed too)"
+                        if outcome.reduced_batch_size else "")
+            logger.error("Duty %s failed%s: %s", outcome.duty, degraded, outcome.error, extra=extra)
+        elif outcome.reduced_batch_size:
+            logger.warning("Duty %s: %s %d rows in batches of %d: %s.", outcome.duty, outcome.status,
+                           outcome.rows, outcome.reduced_batch_size, over, extra=extra)
         elif outcome.rows:
             logger.info("Duty %s: %s %d rows.", outcome.duty, outcome.status, outcome.rows, extra=extra)
         elif outcome.contended:

@@ -43,6 +43,7 @@ class PeriodicDuty(Duty):
     batch_timeout = BATCH_TIMEOUT_DEFAULT
     full_batch_backoff_seconds = FULL_BATCH_BACKOFF_DEFAULT
     failure_backoff_seconds = FAILURE_BACKOFF_DEFAULT
+    reduced_batch_size = None  # a batch is every due tick: it cannot shrink
 
     def __init__(self, store, conf, **kwargs):
         super().__init__(store, conf, **kwargs)

@@ -17,6 +17,9 @@ method's ``@runs(...)`` and define it in every vendor that keeps the default: a 
 missing it fails at import with ``TypeError`` naming it. A new operation is a method on the
 section's contract class: ``@vendor_supplies`` when each vendor writes its own, or a default
 with ``@runs`` when one shape fits; a vendor lacking the feature raises ``UnsupportedOnVendor``.
+Then regenerate the golden files ``tests/store/sql/<vendor>.sql`` (``python -m
+tests.store.render_sql``, docs/testing.md) and commit them with the change: their diff is the
+SQL that changed.
 
 How to add a vendor: a package with the three section modules and a ``BaseStore`` subclass that
 sets ``vendor`` and ``statements = (jobs, heartbeats, sweep)``, registered in ``_store_class``

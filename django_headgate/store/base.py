@@ -180,6 +180,12 @@ class BaseStore(JobsContract, HeartbeatsContract, SweepContract, WorkerContract)
                     except DatabaseError:
                         self.connection.close()  # a fresh session starts with the server defaults
 
+    def is_budget_exceeded(self, exc):
+        """True when the DatabaseError ``exc`` is a statement stopped by :meth:`statement_budget`
+        (its time or its lock wait ran out), by error code. Default: never (SQLite has no
+        statement timeout)."""
+        return False
+
     @vendor_supplies
     def set_statement_budget(self, seconds, lock_seconds, *, local=False):
         """Set the session values of :meth:`statement_budget`; return what

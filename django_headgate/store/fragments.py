@@ -31,6 +31,7 @@ INSERT_JOB_ROW = (
     "(%s, %s, %s, %s, %s, %s, 'available', COALESCE(%s, {delay}), "
     "0, %s, 0, %s, %s, '[]', %s, %s, {now}, %s)"
 )
+# The head of a multi-row job insert; INSERT_JOB_ROW rows follow it.
 INSERT_JOBS_HEAD = f"INSERT INTO headgate_job ({JOB_COLUMNS}) VALUES "
 
 # Ready to claim: highest priority first, then oldest run_at (headgate_job_claim_idx).
@@ -119,6 +120,7 @@ RENEW_HEARTBEAT = (
     "UPDATE headgate_worker_heartbeat SET last_heartbeat_at = {now} "
     "WHERE worker_id = %s AND instance_id = %s"
 )
+# Delete our own heartbeat row on a clean exit (primary key + instance).
 SQL_DELETE_HEARTBEAT = "DELETE FROM headgate_worker_heartbeat WHERE worker_id = %s AND instance_id = %s"
 # Stale heartbeat rows, oldest first (headgate_heartbeat_last_idx); {exclude_own} is empty or
 # EXCLUDE_OWN_HEARTBEAT (the caller's own row is never pruned).

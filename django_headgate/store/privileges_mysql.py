@@ -14,6 +14,7 @@ from ..exceptions import HeadgateError
 from ..roles import RUNTIME_PRIVILEGES, Finding, model_tables
 
 ARCHIVE_TABLE = "headgate_job_archive"
+# The connected account and database.
 SQL_SESSION = "SELECT CURRENT_USER(), DATABASE()"
 # MariaDB's active role (NULL when none); MySQL answers in another format or not at all.
 SQL_CURRENT_ROLE = "SELECT CURRENT_ROLE()"

@@ -4,7 +4,7 @@ connection (a thread of its own) for the length of a ``with`` block."""
 import threading
 from contextlib import contextmanager
 
-from django.db import connections
+from django.db import connection, connections
 
 from django_headgate.store import get_store
 
@@ -68,3 +68,30 @@ def hold_table_lock(table):
                     cursor.execute("UNLOCK TABLES")
 
     return hold
+
+
+@contextmanager
+def rows_made_slow(table, seconds_per_row):
+    """Every row an UPDATE or DELETE on ``table`` touches costs ``seconds_per_row`` more (a
+    trigger that sleeps), so a statement's time grows with its rows, as on an overloaded server.
+    PostgreSQL and MySQL/MariaDB; the trigger is gone after the block."""
+    seconds = float(seconds_per_row)
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("CREATE FUNCTION headgate_test_slow_row() RETURNS trigger LANGUAGE plpgsql AS "
+                           f"$$ BEGIN PERFORM pg_sleep({seconds}); RETURN COALESCE(NEW, OLD); END $$")
+            cursor.execute(f"CREATE TRIGGER headgate_test_slow_row BEFORE UPDATE OR DELETE ON {table} "
+                           "FOR EACH ROW EXECUTE FUNCTION headgate_test_slow_row()")
+            drop = [f"DROP TRIGGER headgate_test_slow_row ON {table}", "DROP FUNCTION headgate_test_slow_row()"]
+        else:
+            drop = []
+            for event in ("UPDATE", "DELETE"):
+                cursor.execute(f"CREATE TRIGGER headgate_test_slow_{event.lower()} BEFORE {event} ON {table} "
+                               f"FOR EACH ROW SET @headgate_test_slept = SLEEP({seconds})")
+                drop.append(f"DROP TRIGGER headgate_test_slow_{event.lower()}")
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            for statement in drop:
+                cursor.execute(statement)

@@ -1,10 +1,12 @@
 """The duty checklist, run over every registered duty (rescue, retention sweep, heartbeat prune,
-archive prune; the archive horizon duty is registered but tested in
-tests/worker/test_archive_horizon.py) on real databases: defaults, only eligible rows, bounded
-batches, a pause between batches, a time limit per batch, a prompt stop, a failure logged with
-outcome ``failed`` and its backoff, a second pass that is a no-op, a contended singleton lock
-skipped."""
+archive prune, archive horizon, periodic) on real databases: defaults, only eligible rows, bounded
+batches, a pause between batches, a batch over its time budget run again smaller (a slow
+statement) or failing (a lock held elsewhere), a prompt stop, a failure logged with outcome
+``failed`` and its backoff, a second pass that is a no-op, a contended singleton lock skipped.
+An item that does not fit a duty's shape (a pass of one batch) is skipped with the reason;
+duty_cases.py has the adapter of each duty."""
 
+import dataclasses
 import logging
 import threading
 from datetime import timedelta
@@ -17,25 +19,28 @@ from django_headgate.conf import get_settings
 from django_headgate.maintenance.registry import DUTIES
 from django_headgate.models import DutyRun
 
-from tests.support.blockers import held_on_another_connection, hold_duty_lock, hold_table_lock
+from tests.support.blockers import held_on_another_connection, hold_duty_lock, hold_table_lock, rows_made_slow
 from .duty_cases import CASES
 
 pytestmark = pytest.mark.django_db(transaction=True)  # threads and failing statements need commits
 
 
 @pytest.fixture(params=CASES, ids=[case.name for case in CASES])
-def case(request):
-    if request.param.skip_reason:
-        pytest.skip(request.param.skip_reason)
-    return request.param
+def case(request, settings):
+    case = dataclasses.replace(request.param, settings=settings)  # per-test state starts afresh
+    yield case
+    case.cleanup()
 
 
 @pytest.fixture
 def configure(case, settings):
-    """Set the duty's own settings (``configure(BATCH_SIZE=1, MAX_BATCHES=3)``)."""
+    """Set the duty's own settings (``configure(BATCH_SIZE=1, MAX_BATCHES=3)``), keeping those
+    set before (a case's eligible builder may have set some)."""
 
     def apply(**keys):
-        settings.HEADGATE = {**settings.HEADGATE, **case.section_settings(**keys)}
+        sections = {name: {**settings.HEADGATE.get(name, {}), **values}
+                    for name, values in case.section_settings(**keys).items()}
+        settings.HEADGATE = {**settings.HEADGATE, **sections}
 
     apply()
     return apply
@@ -44,7 +49,9 @@ def configure(case, settings):
 @pytest.fixture
 def make_duty(case, store, clock):
     def make(**kwargs):
-        return case.duty_class(store, get_settings(), clock=clock, **kwargs)
+        duty = case.duty_class(store, get_settings(), clock=clock, **kwargs)
+        case.adjust(duty)
+        return duty
 
     return make
 
@@ -53,7 +60,12 @@ def no_pause(seconds):
     return False
 
 
-def test_the_duty_is_registered():
+def several_batches(case):
+    if case.one_batch:
+        pytest.skip(case.one_batch)
+
+
+def test_every_registered_duty_has_a_case():
     assert sorted(d.name for d in DUTIES) == sorted(case.name for case in CASES)
 
 
@@ -67,11 +79,12 @@ def test_only_eligible_rows_are_handled(case, configure, make_duty, store):
     case.make_eligible(store, 3)
     case.make_ineligible(store, 2)
     outcome = make_duty(wait=no_pause).run_once()
-    assert (outcome.status, outcome.rows, outcome.full_batch) == (case.duty_class.work_status, 3, False)
+    assert (outcome.status, outcome.rows, outcome.full_batch) == (case.duty_class.work_status, case.rows(3), False)
     assert case.eligible_left() == 0 and case.ineligible_left() == 2
 
 
 def test_batches_are_bounded_and_capped_per_pass(case, configure, make_duty, store):
+    several_batches(case)
     size = case.smallest_batch
     configure(BATCH_SIZE=size, MAX_BATCHES=2)
     case.make_eligible(store, 2 * size + 1)
@@ -83,6 +96,7 @@ def test_batches_are_bounded_and_capped_per_pass(case, configure, make_duty, sto
 
 
 def test_a_jittered_pause_between_batches(case, configure, make_duty, store):
+    several_batches(case)
     size = max(case.smallest_batch, 2)  # batches of 2, 2, 1: the short third one ends the pass
     configure(BATCH_SIZE=size, BATCH_PAUSE=2, MAX_BATCHES=10)
     case.make_eligible(store, 2 * size + 1)
@@ -92,19 +106,55 @@ def test_a_jittered_pause_between_batches(case, configure, make_duty, store):
     assert len(pauses) == 2 and all(1.5 <= p <= 2.5 for p in pauses)  # 2 s +-25 %, none after the last
 
 
-def test_a_batch_over_its_time_limit_fails(case, configure, make_duty, store, vendor):
+def test_a_slow_batch_is_run_again_smaller_and_the_pass_goes_on(case, configure, make_duty, store, vendor, caplog):
+    """A statement made slow per row (a trigger that sleeps) runs over the budget at the full
+    batch size and fits at the reduced one: the pass degrades instead of failing."""
+    several_batches(case)
+    if vendor not in case.slowed_by_rows:
+        pytest.skip("SQLite has no statement timeout" if vendor == "sqlite" else
+                    f"no statement of a {case.name} batch grows with its rows on {vendor}")
+    size, budget = max(case.smallest_batch, 10), 2.0
+    configure(BATCH_SIZE=size, BATCH_TIMEOUT=budget, MAX_BATCHES=2)
+    case.make_eligible(store, size)
+    duty = make_duty(wait=no_pause)
+    reduced = duty.reduced_batch_size  # a tenth: size // 10
+    # A full batch takes 2.5 budgets (cut at one); a reduced one a quarter of the budget.
+    with caplog.at_level(logging.INFO, logger="django_headgate"), \
+            rows_made_slow(case.table(store), budget / 4 / reduced):
+        outcome = duty.run_once()
+    assert (outcome.status, outcome.rows, outcome.batches, outcome.full_batch, outcome.reduced_batch_size) == \
+        (case.duty_class.work_status, 2 * reduced, 2, True, reduced)
+    assert case.eligible_left() == size - 2 * reduced  # the batch that ran over changed nothing
+    (record,) = [r for r in caplog.records if getattr(r, "action", None) == "duty_pass"]
+    assert (record.levelname, record.reduced_batch_size) == ("WARNING", reduced)
+    assert f"in batches of {reduced}: a batch of {size} ran over its 2 s time budget" in record.getMessage()
+    again = make_duty(wait=no_pause).run_once()  # the next pass starts at the full size again
+    assert (again.rows, again.reduced_batch_size) == (size - 2 * reduced, None)
+
+
+def test_a_batch_over_its_time_budget_under_a_lock_fails(case, configure, make_duty, store, vendor, caplog):
+    """A lock held elsewhere makes the batch run over its budget at any size: it is run again
+    smaller (where the duty's batch can shrink), then the pass fails and says so."""
     if vendor == "sqlite":
         pytest.skip("SQLite has no statement timeout: its busy timeout is the only bound (documented)")
     configure(BATCH_TIMEOUT=0.5)
     case.make_eligible(store, 2)
-    with held_on_another_connection(hold_table_lock(case.table(store))):
-        outcome = make_duty().run_once()
+    duty = make_duty()
+    with caplog.at_level(logging.INFO, logger="django_headgate"), \
+            held_on_another_connection(hold_table_lock(case.table(store))):
+        outcome = duty.run_once()
     assert (outcome.status, outcome.rows) == ("failed", 0)
     assert case.eligible_left() == 2
-    assert make_duty(wait=no_pause).run_once().rows == 2  # the session's own timeout was restored
+    assert outcome.reduced_batch_size == duty.reduced_batch_size  # None: its batch cannot shrink
+    (record,) = [r for r in caplog.records if getattr(r, "action", None) == "duty_pass"]
+    assert (record.levelname, record.reduced_batch_size) == ("ERROR", duty.reduced_batch_size)
+    assert ("run again with" in record.getMessage()) == (duty.reduced_batch_size is not None)
+    configure(BATCH_TIMEOUT=case.defaults["batch_timeout"])  # a horizon extension may take 0.5 s
+    assert make_duty(wait=no_pause).run_once().rows == case.rows(2)  # the session's own timeout was restored
 
 
 def test_stops_promptly_when_asked(case, configure, make_duty, store):
+    several_batches(case)
     size = case.smallest_batch
     configure(BATCH_SIZE=size, BATCH_PAUSE=60, MAX_BATCHES=10)
     case.make_eligible(store, 3 * size)
@@ -137,7 +187,8 @@ def test_stops_promptly_when_asked(case, configure, make_duty, store):
 def test_failure_is_logged_recorded_and_backs_off(case, configure, make_duty, store, caplog):
     configure(FAILURE_BACKOFF=1234)
     case.make_eligible(store, 2)
-    with caplog.at_level(logging.ERROR, logger="django_headgate"), table_renamed_away(case.table(store), store):
+    with caplog.at_level(logging.ERROR, logger="django_headgate"), \
+            table_renamed_away(case.broken_table(store)):
         outcome = make_duty().run_once()
     assert (outcome.status, outcome.rows) == ("failed", 0)
     assert outcome.next_run_at == outcome.finished_at + timedelta(seconds=1234)
@@ -146,13 +197,13 @@ def test_failure_is_logged_recorded_and_backs_off(case, configure, make_duty, st
     run = DutyRun.objects.get(duty=case.name)
     assert (run.status, run.next_run_at) == ("failed", outcome.next_run_at)
     assert case.eligible_left() == 2
-    assert make_duty(wait=no_pause).run_once().rows == 2  # the next pass works
+    assert make_duty(wait=no_pause).run_once().rows == case.rows(2)  # the next pass works
 
 
 def test_a_second_pass_is_a_no_op(case, configure, make_duty, store):
     case.make_eligible(store, 2)
     duty = make_duty(wait=no_pause)
-    assert duty.run_once().rows == 2
+    assert duty.run_once().rows == case.rows(2)
     again = duty.run_once()
     assert (again.status, again.rows, again.contended) == ("zero_or_contended", 0, False)
 
@@ -169,12 +220,10 @@ def test_a_contended_lock_is_skipped(case, configure, make_duty, store):
 # -- real database conditions ---------------------------------------------------------------------
 
 class table_renamed_away:
-    """The duty's table renamed for the block: its statements fail (a dropped or broken table)."""
+    """The table renamed for the block: the duty's statements fail (a dropped or broken table)."""
 
-    def __init__(self, table, store):
+    def __init__(self, table):
         self.table, self.away = table, f"{table}_away"
-        if store.vendor == "postgresql" and table == "headgate_job_archive":
-            self.table, self.away = "headgate_job_archive_202501", "hg_archive_202501_away"
 
     def _rename(self, old, new):
         with connection.cursor() as cursor:

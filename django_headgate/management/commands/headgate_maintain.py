@@ -38,8 +38,10 @@ class Command(BaseCommand):
             outcomes = runner.run_once()
             for outcome in outcomes:
                 note = outcome_note(outcome.status, outcome.contended)
+                reduced = f" reduced_batch_size={outcome.reduced_batch_size}" if outcome.reduced_batch_size else ""
                 self.stdout.write(f"{outcome.duty}: {outcome.status}{f' ({note})' if note else ''} "
-                                  f"rows={outcome.rows} batches={outcome.batches} seconds={outcome.seconds:.3f}")
+                                  f"rows={outcome.rows} batches={outcome.batches} seconds={outcome.seconds:.3f}"
+                                  f"{reduced}")
             if any(outcome.failed for outcome in outcomes):
                 raise CommandError("A duty failed; see the log.")
             return

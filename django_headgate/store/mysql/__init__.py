@@ -21,6 +21,9 @@ MICROSECONDS = 1_000_000
 # Half MariaDB's default max_allowed_packet (16 MiB): a statement over it fails with error 1153
 # or drops the connection (2006), so enqueue_many bounds its batches by bytes as well as rows.
 MAX_INSERT_BYTES = 8 * 1024 * 1024
+#: ER_STATEMENT_TIMEOUT (MariaDB max_statement_time), ER_QUERY_TIMEOUT (MySQL
+#: max_execution_time), ER_LOCK_WAIT_TIMEOUT (lock_wait_timeout, innodb_lock_wait_timeout).
+BUDGET_EXCEEDED = (1969, 3024, 1205)
 
 
 class MySQLStore(MySQLJobs, MySQLHeartbeats, MySQLSweep, MySQLWorker, BaseStore):
@@ -50,6 +53,9 @@ class MySQLStore(MySQLJobs, MySQLHeartbeats, MySQLSweep, MySQLWorker, BaseStore)
             cursor.execute(SQL_SET_STATEMENT_BUDGET_MARIADB if self.connection.mysql_is_mariadb
                            else SQL_SET_STATEMENT_BUDGET_MYSQL, previous)
 
+    def is_budget_exceeded(self, exc):
+        return bool(exc.args) and exc.args[0] in BUDGET_EXCEEDED
+
 
 # -- statement budget (session values, read before a budget is set and restored after it) --
 # Lock waits in whole seconds: lock_wait_timeout for metadata and table locks, InnoDB's for rows.
@@ -57,6 +63,7 @@ class MySQLStore(MySQLJobs, MySQLHeartbeats, MySQLSweep, MySQLWorker, BaseStore)
 SQL_GET_STATEMENT_BUDGET_MARIADB = (
     "SELECT @@SESSION.max_statement_time, @@SESSION.lock_wait_timeout, @@SESSION.innodb_lock_wait_timeout"
 )
+# Set (or restore) the three MariaDB session values.
 SQL_SET_STATEMENT_BUDGET_MARIADB = (
     "SET SESSION max_statement_time = %s, lock_wait_timeout = %s, innodb_lock_wait_timeout = %s"
 )
@@ -64,6 +71,7 @@ SQL_SET_STATEMENT_BUDGET_MARIADB = (
 SQL_GET_STATEMENT_BUDGET_MYSQL = (
     "SELECT @@SESSION.max_execution_time, @@SESSION.lock_wait_timeout, @@SESSION.innodb_lock_wait_timeout"
 )
+# Set (or restore) the three MySQL session values.
 SQL_SET_STATEMENT_BUDGET_MYSQL = (
     "SET SESSION max_execution_time = %s, lock_wait_timeout = %s, innodb_lock_wait_timeout = %s"
 )

@@ -19,28 +19,41 @@ from ...archive_months import ARCHIVE_TABLE
 from ...exceptions import ArchiveHorizonRefused
 from ..archive_horizon import EXACT_COUNT_LIMIT, ArchiveHorizonOps, RowCount
 
+# The archive's partitions with their upper bounds, in range order.
 SQL_CATALOG = """
 SELECT PARTITION_NAME, PARTITION_DESCRIPTION FROM information_schema.PARTITIONS
 WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = %s ORDER BY PARTITION_ORDINAL_POSITION
 """
+# InnoDB's row estimate of every partition (information_schema: no scan).
 SQL_ESTIMATES = """
 SELECT PARTITION_NAME, TABLE_ROWS FROM information_schema.PARTITIONS
 WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = %s
 """
+# One row of a partition, if any ({partition}: a quoted partition name).
 SQL_HAS_ROWS = "SELECT EXISTS (SELECT 1 FROM {table} PARTITION ({partition}))"
+# Rows of one partition, counted up to a limit (%s: key, limit).
 SQL_BOUNDED_COUNT = (
     "SELECT %s, (SELECT count(*) FROM (SELECT 1 FROM {table} PARTITION ({partition}) LIMIT %s) AS bounded)"
 )
+# The session's lock_wait_timeout, read before the DDL and restored after it.
 SQL_GET_LOCK_WAIT_TIMEOUT = "SELECT @@SESSION.lock_wait_timeout"
+# Bound the DDL's wait for the table's metadata lock (whole seconds).
 SQL_SET_LOCK_WAIT_TIMEOUT = "SET SESSION lock_wait_timeout = %s"
+# Extend: split the after edge into new months and a new edge, rows moved by the server.
 SQL_REORGANIZE = "ALTER TABLE {table} REORGANIZE PARTITION {edge} INTO ({partitions})"
+# One new month of a REORGANIZE.
 SQL_MONTH_DEFINITION = "PARTITION {partition} VALUES LESS THAN ({end})"
+# The new after edge of a REORGANIZE.
 SQL_EDGE_DEFINITION = "PARTITION {partition} VALUES LESS THAN MAXVALUE"
+# Hold the archive against writers while an empty month is dropped.
 SQL_LOCK = "LOCK TABLES {table} WRITE"
+# Release LOCK TABLES.
 SQL_UNLOCK = "UNLOCK TABLES"
+# Retire an empty month.
 SQL_DROP_PARTITION = "ALTER TABLE {table} DROP PARTITION {partition}"
 # The connected account's privileges on the archive (global, schema, table level; not roles).
 ME = "CONCAT('''', SUBSTRING_INDEX(CURRENT_USER(), '@', 1), '''@''', SUBSTRING_INDEX(CURRENT_USER(), '@', -1), '''')"
+# The connected account's privileges on the archive (global, schema, table level; not roles).
 SQL_PRIVILEGES = f"""
 SELECT PRIVILEGE_TYPE FROM information_schema.USER_PRIVILEGES WHERE GRANTEE = {ME}
 UNION SELECT PRIVILEGE_TYPE FROM information_schema.SCHEMA_PRIVILEGES

@@ -9,6 +9,7 @@ from ..fragments import (  # noqa: F401  (SQL_DELETE_HEARTBEAT: a statement of t
 )
 from .jobs import NOW
 
+# Register our heartbeat row, or take it over when the worker_id is there already.
 SQL_REGISTER_HEARTBEAT = register_heartbeat(NOW, "ON DUPLICATE KEY UPDATE", "VALUES({})")
 SQL_RENEW_HEARTBEAT = RENEW_HEARTBEAT.format(now=NOW)
 
@@ -26,6 +27,7 @@ SQL_PRUNE_HEARTBEATS_DELETE = DELETE_HEARTBEATS
 # name is prefixed with the database name so two installations on one server never share a
 # singleton. Names are limited to 64 characters, so a long one is hashed.
 SQL_TRY_LOCK = "SELECT GET_LOCK(%s, 0)"
+# Release a GET_LOCK lock.
 SQL_UNLOCK = "SELECT RELEASE_LOCK(%s)"
 
 

@@ -30,12 +30,16 @@ ER_DUP_ENTRY = 1062
 # ER_LOCK_DEADLOCK: InnoDB broke a deadlock by rolling this transaction back.
 ER_LOCK_DEADLOCK = 1213
 
+# Store clock.
 SQL_NOW = f"SELECT {NOW}"
 
 # Insert one job (run_at absolute, or now + delay); many rows share the head.
 SQL_INSERT_JOB_ROW = INSERT_JOB_ROW.format(now=NOW, delay=NOW_PLUS)
+# The head of a multi-row insert (enqueue_many).
 SQL_INSERT_JOBS_HEAD = INSERT_JOBS_HEAD
+# Insert one job (a unique_key held by a hot row raises ER_DUP_ENTRY: insert_job tells the keys apart).
 SQL_INSERT_JOB = SQL_INSERT_JOBS_HEAD + SQL_INSERT_JOB_ROW
+# created_at and run_at of the job just inserted (primary key).
 SQL_INSERTED_TIMES = "SELECT created_at, run_at FROM headgate_job WHERE id = %s"
 # After a duplicate key: does a row hold our id (primary key)?
 SQL_ID_TAKEN = "SELECT 1 FROM headgate_job WHERE id = %s"
@@ -56,16 +60,20 @@ SQL_CLAIM_UPDATE = (
     f"lease_owner = %s, lease_expires_at = {NOW_PLUS}, started_at = {NOW} WHERE id IN ({{ids}})"
 )
 
+# Extend one lease (fenced, still leased to this worker).
 SQL_RENEW = f"UPDATE headgate_job SET lease_expires_at = {NOW_PLUS} WHERE {FENCED_LEASE}"
 SQL_COMPLETE = COMPLETE.format(now=NOW, expires_now=EXPIRES_NOW)
+# Fenced failure: retry after a delay, or dead when attempts are exhausted (or give_up).
 SQL_FAIL = fail_statement(NOW, EXPIRES_NOW, APPEND_ERROR, NOW_PLUS)
 SQL_SET_PROGRESS = SET_PROGRESS.format(value="%s")
+# Append to the job's output, keeping the last %s characters (fenced).
 SQL_APPEND_OUTPUT = (
     f"UPDATE headgate_job SET output = RIGHT(CONCAT(COALESCE(output, ''), %s), %s) WHERE {FENCED}"
 )
 
 # Rescue: lock lapsed leases, skipping rows another maintainer holds; release each.
 SQL_RESCUE_SELECT = RESCUE_SELECT.format(now=NOW, lock="FOR UPDATE SKIP LOCKED")
+# Rescue step 2, one locked row: available again now, or dead when attempts are exhausted.
 SQL_RESCUE_RELEASE = rescue_release_statement(NOW, EXPIRES_NOW, APPEND_ERROR)
 
 

@@ -22,6 +22,7 @@ SQL_SWEEP_ARCHIVE = SWEEP_ARCHIVE.format(
 )
 ARCHIVE_ID_NATIVE = "UUID()"
 ARCHIVE_ID_HEX = "REPLACE(UUID(), '-', '')"
+# Store clock in integer milliseconds (as evicted_at_ms).
 SQL_NOW_MS = f"SELECT {NOW_MS}"
 # {partition} is a quoted partition name from archive_months; PARTITION (...) reads only it.
 SQL_ARCHIVE_HAS_ROWS = "SELECT EXISTS (SELECT 1 FROM headgate_job_archive PARTITION ({partition}))"
@@ -32,9 +33,13 @@ SQL_ARCHIVE_HAS_UNEXPIRED = (
 # LOCK TABLES ... WRITE waits (at most lock_wait_timeout) for transactions that wrote to the
 # archive to end and holds new writers until UNLOCK TABLES; it commits any open transaction.
 SQL_GET_LOCK_WAIT_TIMEOUT = "SELECT @@SESSION.lock_wait_timeout"
+# Set (or restore) the session's lock_wait_timeout, whole seconds.
 SQL_SET_LOCK_WAIT_TIMEOUT = "SET SESSION lock_wait_timeout = %s"
+# Hold the archive against writers until UNLOCK TABLES (waits at most lock_wait_timeout).
 SQL_LOCK_ARCHIVE = "LOCK TABLES headgate_job_archive WRITE"
+# Release LOCK TABLES.
 SQL_UNLOCK_TABLES = "UNLOCK TABLES"
+# Prune a month: empty its partition at once (under LOCK TABLES).
 SQL_TRUNCATE_ARCHIVE_PARTITION = "ALTER TABLE headgate_job_archive TRUNCATE PARTITION {partition}"
 # InnoDB's row estimate of every partition (information_schema: no scan).
 SQL_ARCHIVE_ESTIMATES = """

@@ -36,6 +36,13 @@ class PostgreSQLStore(PostgreSQLJobs, PostgreSQLHeartbeats, PostgreSQLSweep, Pos
         with self.cursor() as cursor:
             cursor.execute(SQL_SET_STATEMENT_BUDGET, previous)
 
+    def is_budget_exceeded(self, exc):
+        return getattr(exc.__cause__, "sqlstate", None) in BUDGET_EXCEEDED
+
+
+#: query_canceled (statement_timeout) and lock_not_available (lock_timeout).
+BUDGET_EXCEEDED = ("57014", "55P03")
+
 
 def milliseconds(seconds):
     return f"{max(1, round(seconds * 1000))}ms"

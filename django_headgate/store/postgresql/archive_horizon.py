@@ -28,7 +28,9 @@ from .sweep import SQL_ARCHIVE_ESTIMATES
 
 GRANTABLE = frozenset({"SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER", "MAINTAIN"})
 
+# The archive's relkind: 'p' when it is partitioned.
 SQL_ARCHIVE_KIND = "SELECT relkind FROM pg_class WHERE oid = to_regclass(%s)"
+# The archive's attached partitions with their bounds.
 SQL_CATALOG = """
 SELECT c.relname, pg_get_expr(c.relpartbound, c.oid)
 FROM pg_inherits AS i JOIN pg_class AS c ON c.oid = i.inhrelid
@@ -40,23 +42,39 @@ SELECT c.relname FROM pg_class AS c
 WHERE c.relnamespace = (SELECT relnamespace FROM pg_class WHERE oid = to_regclass(%s))
   AND c.relkind = 'r' AND NOT c.relispartition AND c.relname LIKE %s
 """
+# One row of a partition table, if any ({table}: a quoted partition name).
 SQL_HAS_ROWS = "SELECT EXISTS (SELECT 1 FROM {table})"
+# Rows of one partition, counted up to a limit (%s: key, limit).
 SQL_BOUNDED_COUNT = "SELECT %s, (SELECT count(*) FROM (SELECT 1 FROM {table} LIMIT %s) AS bounded)"
+# Lock wait bound of this transaction only.
 SQL_LOCAL_LOCK_TIMEOUT = "SELECT set_config('lock_timeout', %s, true)"
+# The session's lock_timeout, read before DETACH ... CONCURRENTLY and restored after it.
+SQL_SHOW_LOCK_TIMEOUT = "SHOW lock_timeout"
+# Lock wait bound of the session (DETACH ... CONCURRENTLY runs outside a transaction).
 SQL_SESSION_LOCK_TIMEOUT = "SELECT set_config('lock_timeout', %s, false)"
+# Grants on a partition (besides its owner's), copied onto the partitions that replace it.
 SQL_GRANTS = """
 SELECT r.rolname, a.privilege_type, a.is_grantable
 FROM pg_class AS c CROSS JOIN LATERAL aclexplode(c.relacl) AS a LEFT JOIN pg_roles AS r ON r.oid = a.grantee
 WHERE c.oid = to_regclass(%s) AND a.grantee <> c.relowner
 """
+# Grant one privilege on a new partition to a role (or PUBLIC).
 SQL_GRANT = "GRANT {privilege} ON TABLE {table} TO {role}"
+# Detach a partition in the caller's transaction (locks the parent).
 SQL_DETACH = "ALTER TABLE {parent} DETACH PARTITION {table}"
+# Detach a partition without blocking readers and writers of the parent.
 SQL_DETACH_CONCURRENTLY = "ALTER TABLE {parent} DETACH PARTITION {table} CONCURRENTLY"
+# Finish a DETACH ... CONCURRENTLY that was interrupted.
 SQL_DETACH_FINALIZE = "ALTER TABLE {parent} DETACH PARTITION {table} FINALIZE"
+# A new month: a partition of the archive over its [start, end) bounds.
 SQL_CREATE_MONTH = "CREATE TABLE {table} PARTITION OF {parent} FOR VALUES FROM ({start}) TO ({end})"
+# The new edge: a partition from the month after the last one to MAXVALUE.
 SQL_CREATE_EDGE = "CREATE TABLE {table} PARTITION OF {parent} FOR VALUES FROM ({start}) TO (MAXVALUE)"
+# Re-attach a detached month that turned out to hold rows.
 SQL_ATTACH_MONTH = "ALTER TABLE {parent} ATTACH PARTITION {table} FOR VALUES FROM ({start}) TO ({end})"
+# Hold a partition against every reader and writer until the transaction ends.
 SQL_LOCK = "LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE"
+# Drop a detached, empty partition table.
 SQL_DROP = "DROP TABLE {table}"
 # One batch: the rows leave the detached edge and enter the archive in the same statement
 # (every stored column but expires_at_ms, which the target partition generates).
@@ -67,7 +85,9 @@ WITH moved AS (
 )
 INSERT INTO {{parent}} ({ARCHIVE_COLUMNS}) SELECT {ARCHIVE_COLUMNS} FROM moved
 """
+# Whether a partition's DETACH ... CONCURRENTLY is pending (interrupted).
 SQL_DETACH_PENDING = "SELECT inhdetachpending FROM pg_inherits WHERE inhrelid = to_regclass(%s)"
+# Whether the connected role owns the archive and may create tables in its schema.
 SQL_PRIVILEGES = """
 SELECT pg_has_role(current_user, c.relowner, 'USAGE'), has_schema_privilege(c.relnamespace, 'CREATE'),
        current_user, pg_get_userbyid(c.relowner)
@@ -187,7 +207,7 @@ class PostgreSQLArchiveHorizon(ArchiveHorizonOps):
         if self.partition_has_rows(partition):
             return False
         with self.store.cursor() as cursor:
-            cursor.execute("SHOW lock_timeout", [])
+            cursor.execute(SQL_SHOW_LOCK_TIMEOUT, [])
             previous = cursor.fetchone()[0]
             self._lock_timeout(cursor, lock_timeout_seconds, local=False)
             try:

@@ -36,10 +36,12 @@ SQL_PRUNE_HEARTBEATS_NOT_OWN = SQL_PRUNE_HEARTBEATS.format(exclude_own=EXCLUDE_O
 
 # Session-level advisory lock, taken without waiting.
 SQL_TRY_LOCK = "SELECT pg_try_advisory_lock(%s)"
+# Release a session-level advisory lock.
 SQL_UNLOCK = "SELECT pg_advisory_unlock(%s)"
 # Transaction-level advisory lock, taken without waiting; released when the transaction ends.
 SQL_TRY_XACT_LOCK = "SELECT pg_try_advisory_xact_lock(%s)"
 
+# Subscribe this session to the NOTIFY of enqueued jobs.
 SQL_LISTEN = f"LISTEN {NOTIFY_CHANNEL}"
 
 

@@ -40,6 +40,7 @@ SELECT created_at, run_at, pg_notify('{NOTIFY_CHANNEL}', queue) FROM inserted
 # now(), so the batch first reads the transaction's now() (SQL_NOW: the very value an INSERT's
 # now() would give in this transaction) and rows carry it: still the store clock.
 SQL_COPY_JOBS = f"COPY headgate_job ({JOB_COLUMNS}) FROM STDIN"
+# Wake idle workers once for a COPY batch (delivered on commit).
 SQL_NOTIFY = f"SELECT pg_notify('{NOTIFY_CHANNEL}', '')"
 
 SQL_CANCEL = CANCEL.format(now=NOW, expires_now=EXPIRES_NOW.format(job="headgate_job"), returning="RETURNING state")
@@ -64,11 +65,14 @@ CLAIM_CTES = f"""picked AS (
     WHERE j.id = picked.id
     RETURNING {", ".join(f"j.{column}" for column in CLAIMED_COLUMNS.split(", "))}
 )"""
+# Claim: the two CTEs, rows returned in claim order; {queue_filter}: see the two below.
 SQL_CLAIM = f"""
 WITH {CLAIM_CTES}
 SELECT claimed.* FROM claimed JOIN picked USING (id) {CLAIM_ORDER}
 """
+# Claim from every queue.
 SQL_CLAIM_ANY_QUEUE = SQL_CLAIM.format(queue_filter="")
+# Claim from the queues of one array parameter.
 SQL_CLAIM_QUEUES = SQL_CLAIM.format(queue_filter="AND queue = ANY(%s)")
 
 # Renew the leases still held by this worker; unchanged rows were rescued or re-claimed.
@@ -90,8 +94,9 @@ WHERE j.id = done.id AND j.fence = done.fence AND j.state = 'running'
 RETURNING j.id
 """
 
-# Fenced failure: retry after a delay, or dead when attempts are exhausted (or give_up).
+# When a failed attempt is the last: give_up, or attempts exhausted.
 DEAD_IF = f"(%(give_up)s OR {EXHAUSTED})"
+# Fenced failure: retry after a delay, or dead when attempts are exhausted (or give_up).
 SQL_FAIL = f"""
 UPDATE headgate_job
 SET {SETTLE_ATTEMPT.format(
@@ -104,11 +109,13 @@ RETURNING state
 
 # Fenced progress and output writes.
 SQL_SET_PROGRESS = SET_PROGRESS.format(value="%s::jsonb")
+# Append to the job's output, keeping the last %s characters (fenced).
 SQL_APPEND_OUTPUT = f"UPDATE headgate_job SET output = right(coalesce(output, '') || %s, %s) WHERE {FENCED}"
 
 # Rescue: lock lapsed leases (skipping rows another maintainer holds), then release them all
 # in one statement, each with its LeaseExpired entry.
 SQL_RESCUE_SELECT = RESCUE_SELECT.format(now=NOW, lock="FOR UPDATE SKIP LOCKED")
+# Rescue step 2: release every locked lapsed row in one statement (unnest).
 SQL_RESCUE_RELEASE_BATCH = f"""
 UPDATE headgate_job
 SET {SETTLE_ATTEMPT.format(

@@ -40,7 +40,9 @@ SELECT (SELECT count(*) FROM evicted), (SELECT count(*) FROM archived)
 """
 # Every queue but those the caller sets aside (one array parameter, so one prepared statement).
 SQL_SWEEP_DEFAULT = SQL_SWEEP.format(queue_filter="AND queue <> ALL(%s::text[])")
+# One queue swept on its own (its cleanup_batch_limit).
 SQL_SWEEP_QUEUE = SQL_SWEEP.format(queue_filter="AND queue = %s")
+# Store clock in integer milliseconds (as evicted_at_ms).
 SQL_NOW_MS = f"SELECT {NOW_MS}"
 # One row of a child table, if any ({table} is a quoted name from archive_months).
 SQL_ARCHIVE_HAS_ROWS = "SELECT EXISTS (SELECT 1 FROM {table})"
@@ -50,6 +52,7 @@ SQL_ARCHIVE_HAS_UNEXPIRED = "SELECT EXISTS (SELECT 1 FROM {table} WHERE expires_
 SQL_SET_LOCAL_LOCK_TIMEOUT = "SELECT set_config('lock_timeout', %s, true)"
 # Waits for sweeps writing into the child to commit, and holds new ones until our commit.
 SQL_LOCK_ARCHIVE_CHILD = "LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE"
+# Prune a month: empty its child table at once (under SQL_LOCK_ARCHIVE_CHILD).
 SQL_TRUNCATE_ARCHIVE_PARTITION = "TRUNCATE TABLE {table}"
 # Catalogue row estimates of every child; a never-analysed child (-1) with no pages is empty.
 SQL_ARCHIVE_ESTIMATES = """

@@ -71,6 +71,7 @@ SQL_SNOOZE = SNOOZE.format(run_at=NOW_PLUS_SECONDS.format(seconds="%s"))
 # enqueues the planner would otherwise sort every ready row for each claim (bench/claim_plan.py,
 # docs/worker.md "The claim's plan").
 SQL_SET_WORKER_PLAN = "SELECT set_config('enable_bitmapscan', 'off', false), set_config('enable_seqscan', 'off', false)"
+# Undo SQL_SET_WORKER_PLAN (two statements).
 SQL_RESET_WORKER_PLAN = ("RESET enable_bitmapscan", "RESET enable_seqscan")
 # Label the session in pg_stat_activity, unless the host set an application_name.
 SQL_NAME_SESSION = "SELECT set_config('application_name', %s, false) WHERE current_setting('application_name') = ''"

@@ -63,4 +63,5 @@ class SQLiteStore(SQLiteJobs, SQLiteHeartbeats, SQLiteSweep, SQLiteWorker, BaseS
 # The connection's wait for the database lock, in milliseconds (SQLite has no statement
 # timeout; {ms} is an integer computed here, never caller text: PRAGMA takes no parameters).
 SQL_GET_BUSY_TIMEOUT = "PRAGMA busy_timeout"
+# Set the connection's busy timeout ({ms}: whole milliseconds).
 SQL_SET_BUSY_TIMEOUT = "PRAGMA busy_timeout = {ms}"

@@ -9,6 +9,7 @@ from ..fragments import (  # noqa: F401  (SQL_DELETE_HEARTBEAT: a statement of t
 )
 from .jobs import NOW, NOW_PLUS
 
+# Register our heartbeat row, or take it over when the worker_id is there already.
 SQL_REGISTER_HEARTBEAT = register_heartbeat(NOW, "ON CONFLICT (worker_id) DO UPDATE SET", "excluded.{}")
 SQL_RENEW_HEARTBEAT = RENEW_HEARTBEAT.format(now=NOW)
 

@@ -26,10 +26,12 @@ APPEND_ERROR = f"json_insert(errors, '$[#]', json_set({{error}}, '$.at', {NOW}))
 # Duplicate keys by extended result code (sqlite3 names them), not by message text.
 UNIQUE_VIOLATIONS = ("SQLITE_CONSTRAINT_PRIMARYKEY", "SQLITE_CONSTRAINT_UNIQUE")
 
+# Store clock.
 SQL_NOW = f"SELECT {NOW}"
 
 SQL_INSERT_JOB_ROW = INSERT_JOB_ROW.format(now=NOW, delay=NOW_PLUS)
 SQL_INSERT_JOBS_HEAD = INSERT_JOBS_HEAD
+# Insert one job; a unique_key already held by a hot row inserts nothing.
 SQL_INSERT_JOB = (
     SQL_INSERT_JOBS_HEAD + SQL_INSERT_JOB_ROW + " ON CONFLICT (unique_key) DO NOTHING RETURNING created_at, run_at"
 )
@@ -53,14 +55,18 @@ WHERE id IN (
 )
 RETURNING {CLAIMED_COLUMNS}, priority, run_at
 """
+# Extend one lease (fenced, still leased to this worker).
 SQL_RENEW = f"UPDATE headgate_job SET lease_expires_at = {NOW_PLUS} WHERE {FENCED_LEASE}"
 SQL_COMPLETE = COMPLETE.format(now=NOW, expires_now=EXPIRES_NOW)
+# Fenced failure: retry after a delay, or dead when attempts are exhausted (or give_up).
 SQL_FAIL = fail_statement(NOW, EXPIRES_NOW, APPEND_ERROR, NOW_PLUS)
 SQL_SET_PROGRESS = SET_PROGRESS.format(value="%s")
+# Append to the job's output, keeping the last %s characters (fenced).
 SQL_APPEND_OUTPUT = f"UPDATE headgate_job SET output = substr(coalesce(output, '') || %s, -%s) WHERE {FENCED}"
 
 # Rescue: lapsed leases (the single writer stands in for SKIP LOCKED), released one by one.
 SQL_RESCUE_SELECT = RESCUE_SELECT.format(now=NOW, lock="")
+# Rescue step 2, one row: available again now, or dead when attempts are exhausted.
 SQL_RESCUE_RELEASE = rescue_release_statement(NOW, EXPIRES_NOW, APPEND_ERROR)
 
 

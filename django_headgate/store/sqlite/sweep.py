@@ -19,13 +19,17 @@ SQL_SWEEP_ARCHIVE = SWEEP_ARCHIVE.format(
     archive_id="lower(hex(randomblob(16)))", now_ms=NOW_MS, retention_ms="p.archive_retention / 1000",
     ids="{ids}",
 )
+# Store clock in integer milliseconds (as evicted_at_ms).
 SQL_NOW_MS = f"SELECT {NOW_MS}"
 # A partition's rows: [start, end) of evicted_at_ms (headgate_archive_evicted_idx).
 IN_PARTITION = "evicted_at_ms >= %s AND evicted_at_ms < %s"
+# One row of a month's range, if any (headgate_archive_evicted_idx).
 SQL_ARCHIVE_HAS_ROWS = f"SELECT EXISTS (SELECT 1 FROM headgate_job_archive WHERE {IN_PARTITION})"
+# Any row of a month's range not yet expired.
 SQL_ARCHIVE_HAS_UNEXPIRED = (
     f"SELECT EXISTS (SELECT 1 FROM headgate_job_archive WHERE {IN_PARTITION} AND expires_at_ms > %s)"
 )
+# Prune a month: delete its range (the archive is one plain table).
 SQL_TRUNCATE_ARCHIVE_PARTITION = f"DELETE FROM headgate_job_archive WHERE {IN_PARTITION}"
 # Exact rows per month (SQLite is the development database: a count is cheap enough).
 SQL_ARCHIVE_COUNTS = (

@@ -1,0 +1,334 @@
+-- The SQL of django-headgate's mysql store, as it runs: generated from the code by
+-- `.venv/bin/python -m tests.store.render_sql` (tests/store/render_sql.py tells how);
+-- never edit by hand. Call-time pieces are filled with the examples documented there.
+
+-- name: mysql.jobs.SQL_APPEND_OUTPUT --
+-- Append to the job's output, keeping the last %s characters (fenced).
+UPDATE headgate_job SET output = RIGHT(CONCAT(COALESCE(output, ''), %s), %s) WHERE id = %s AND fence = %s AND state = 'running'
+
+-- name: mysql.jobs.SQL_CANCEL --
+-- Operator cancel of a job that waits: available -> cancelled (primary key).
+UPDATE headgate_job
+SET state = 'cancelled', finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND, lease_owner = NULL, lease_expires_at = NULL
+WHERE id = %s AND state = 'available'
+
+-- name: mysql.jobs.SQL_CANCEL_ABORTED --
+-- A running attempt whose abort was requested ends cancelled (fenced, primary key).
+UPDATE headgate_job SET state = 'cancelled', finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running' AND abort_requested_at IS NOT NULL
+
+-- name: mysql.jobs.SQL_CLAIM_SELECT --
+-- Claim step 1: lock ready rows, skipping those other workers hold (claim index).
+SELECT id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at FROM headgate_job WHERE state = 'available' AND run_at <= UTC_TIMESTAMP(6) AND queue = %s ORDER BY priority DESC, run_at LIMIT %s FOR UPDATE SKIP LOCKED
+
+-- name: mysql.jobs.SQL_CLAIM_UPDATE --
+-- Claim step 2: lease the locked rows (same transaction).
+UPDATE headgate_job SET state = 'running', attempts = attempts + 1, fence = fence + 1, lease_owner = %s, lease_expires_at = UTC_TIMESTAMP(6) + INTERVAL %s MICROSECOND, started_at = UTC_TIMESTAMP(6) WHERE id IN (%s, %s, %s)
+
+-- name: mysql.jobs.SQL_COMPLETE --
+-- Fenced acknowledgement of one job.
+UPDATE headgate_job SET state = 'succeeded', result = %s, finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+
+-- name: mysql.jobs.SQL_FAIL --
+-- Fenced failure: retry after a delay, or dead when attempts are exhausted (or give_up).
+UPDATE headgate_job SET errors = JSON_ARRAY_APPEND(errors, '$', JSON_EXTRACT(JSON_SET(%s, '$.at', DATE_FORMAT(UTC_TIMESTAMP(6), '%%Y-%%m-%%dT%%H:%%i:%%s.%%fZ')), '$')), run_at = CASE WHEN (%s OR attempts >= max_attempts) THEN run_at ELSE UTC_TIMESTAMP(6) + INTERVAL %s MICROSECOND END, finished_at = CASE WHEN (%s OR attempts >= max_attempts) THEN UTC_TIMESTAMP(6) END, expires_at = CASE WHEN (%s OR attempts >= max_attempts) THEN UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND END, state = CASE WHEN (%s OR attempts >= max_attempts) THEN 'dead' ELSE 'available' END, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+
+-- name: fragments.SQL_GET_STATE --
+-- State of one job (primary key).
+SELECT state FROM headgate_job WHERE id = %s
+
+-- name: mysql.jobs.SQL_ID_TAKEN --
+-- After a duplicate key: does a row hold our id (primary key)?
+SELECT 1 FROM headgate_job WHERE id = %s
+
+-- name: mysql.jobs.SQL_INSERTED_TIMES --
+-- created_at and run_at of the job just inserted (primary key).
+SELECT created_at, run_at FROM headgate_job WHERE id = %s
+
+-- name: mysql.jobs.SQL_INSERT_JOB --
+-- Insert one job (a unique_key held by a hot row raises ER_DUP_ENTRY: insert_job tells the keys apart).
+INSERT INTO headgate_job (id, queue, task, args, kwargs, priority, state, run_at, attempts, max_attempts, fence, unique_key, fingerprint, errors, tags, retention_class, created_at, timeout) VALUES (%s, %s, %s, %s, %s, %s, 'available', COALESCE(%s, UTC_TIMESTAMP(6) + INTERVAL %s MICROSECOND), 0, %s, 0, %s, %s, '[]', %s, %s, UTC_TIMESTAMP(6), %s)
+
+-- name: mysql.jobs.SQL_INSERT_JOBS_HEAD --
+-- The head of a multi-row insert (enqueue_many).
+INSERT INTO headgate_job (id, queue, task, args, kwargs, priority, state, run_at, attempts, max_attempts, fence, unique_key, fingerprint, errors, tags, retention_class, created_at, timeout) VALUES
+
+-- name: mysql.jobs.SQL_INSERT_JOB_ROW --
+-- Insert one job (run_at absolute, or now + delay); many rows share the head.
+(%s, %s, %s, %s, %s, %s, 'available', COALESCE(%s, UTC_TIMESTAMP(6) + INTERVAL %s MICROSECOND), 0, %s, 0, %s, %s, '[]', %s, %s, UTC_TIMESTAMP(6), %s)
+
+-- name: mysql.jobs.SQL_NOW --
+-- Store clock.
+SELECT UTC_TIMESTAMP(6)
+
+-- name: mysql.jobs.SQL_RENEW --
+-- Extend one lease (fenced, still leased to this worker).
+UPDATE headgate_job SET lease_expires_at = UTC_TIMESTAMP(6) + INTERVAL %s MICROSECOND WHERE id = %s AND fence = %s AND state = 'running' AND lease_owner = %s
+
+-- name: mysql.jobs.SQL_REQUEST_ABORT --
+-- Operator cancel of a running job: request its abort (the first request's time is kept); the
+-- worker reads it back through its lease renewal (primary key).
+UPDATE headgate_job SET abort_requested_at = COALESCE(abort_requested_at, UTC_TIMESTAMP(6))
+WHERE id = %s AND state = 'running'
+
+-- name: mysql.jobs.SQL_RESCUE_RELEASE --
+-- Rescue step 2, one locked row: available again now, or dead when attempts are exhausted.
+UPDATE headgate_job SET errors = JSON_ARRAY_APPEND(errors, '$', JSON_EXTRACT(JSON_SET(%s, '$.at', DATE_FORMAT(UTC_TIMESTAMP(6), '%%Y-%%m-%%dT%%H:%%i:%%s.%%fZ')), '$')), run_at = CASE WHEN attempts >= max_attempts THEN UTC_TIMESTAMP(6) ELSE UTC_TIMESTAMP(6) END, finished_at = CASE WHEN attempts >= max_attempts THEN UTC_TIMESTAMP(6) END, expires_at = CASE WHEN attempts >= max_attempts THEN UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND END, state = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'available' END, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND state = 'running'
+
+-- name: mysql.jobs.SQL_RESCUE_SELECT --
+-- Rescue: lock lapsed leases, skipping rows another maintainer holds; release each.
+SELECT id, attempts, lease_owner FROM headgate_job WHERE state = 'running' AND lease_expires_at < UTC_TIMESTAMP(6) ORDER BY lease_expires_at LIMIT %s FOR UPDATE SKIP LOCKED
+
+-- name: mysql.jobs.SQL_RETRY --
+-- Operator retry: dead/cancelled -> available now; one more attempt when they were exhausted;
+-- an earlier abort request is forgotten.
+UPDATE headgate_job
+SET state = 'available', run_at = UTC_TIMESTAMP(6), max_attempts = GREATEST(max_attempts, attempts + 1),
+    finished_at = NULL, expires_at = NULL, result = NULL, abort_requested_at = NULL
+WHERE id = %s AND state IN ('dead', 'cancelled')
+
+-- name: mysql.jobs.SQL_SET_PROGRESS --
+-- Fenced progress write ({value}: the bound JSON, cast where the vendor needs it).
+UPDATE headgate_job SET progress = %s WHERE id = %s AND fence = %s AND state = 'running'
+
+-- name: fragments.SQL_DELETE_HEARTBEAT --
+-- Delete our own heartbeat row on a clean exit (primary key + instance).
+DELETE FROM headgate_worker_heartbeat WHERE worker_id = %s AND instance_id = %s
+
+-- name: mysql.heartbeats.SQL_PRUNE_HEARTBEATS_DELETE --
+-- Prune step 2: delete the rows step 1 locked (same transaction; primary key).
+DELETE FROM headgate_worker_heartbeat WHERE worker_id IN (%s, %s, %s)
+
+-- name: mysql.heartbeats.SQL_PRUNE_HEARTBEATS_SELECT --
+-- Prune step 1: lock stale heartbeat rows, skipping rows a renewal holds, at most LIMIT.
+-- {exclude_own} is empty or EXCLUDE_OWN_HEARTBEAT.
+SELECT worker_id FROM headgate_worker_heartbeat WHERE last_heartbeat_at < UTC_TIMESTAMP(6) - INTERVAL %s MICROSECOND AND NOT (worker_id = %s AND instance_id = %s) ORDER BY last_heartbeat_at LIMIT %s FOR UPDATE SKIP LOCKED
+
+-- name: mysql.heartbeats.SQL_REGISTER_HEARTBEAT --
+-- Register our heartbeat row, or take it over when the worker_id is there already.
+INSERT INTO headgate_worker_heartbeat (worker_id, instance_id, hostname, pid, queues, started_at, last_heartbeat_at) VALUES (%s, %s, %s, %s, %s, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6)) ON DUPLICATE KEY UPDATE instance_id = VALUES(instance_id), hostname = VALUES(hostname), pid = VALUES(pid), queues = VALUES(queues), started_at = UTC_TIMESTAMP(6), last_heartbeat_at = UTC_TIMESTAMP(6)
+
+-- name: mysql.heartbeats.SQL_RENEW_HEARTBEAT --
+-- Renew our own heartbeat row (primary key + instance).
+UPDATE headgate_worker_heartbeat SET last_heartbeat_at = UTC_TIMESTAMP(6) WHERE worker_id = %s AND instance_id = %s
+
+-- name: mysql.heartbeats.SQL_TRY_LOCK --
+-- GET_LOCK names are server-wide (not per database, unlike PostgreSQL's advisory locks): the
+-- name is prefixed with the database name so two installations on one server never share a
+-- singleton. Names are limited to 64 characters, so a long one is hashed.
+SELECT GET_LOCK(%s, 0)
+
+-- name: mysql.heartbeats.SQL_UNLOCK --
+-- Release a GET_LOCK lock.
+SELECT RELEASE_LOCK(%s)
+
+-- name: mysql.sweep.SQL_ARCHIVE_ESTIMATES --
+-- InnoDB's row estimate of every partition (information_schema: no scan).
+SELECT PARTITION_NAME, TABLE_ROWS FROM information_schema.PARTITIONS
+WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'headgate_job_archive'
+
+-- name: mysql.sweep.SQL_ARCHIVE_HAS_ROWS --
+-- {partition} is a quoted partition name from archive_months; PARTITION (...) reads only it.
+SELECT EXISTS (SELECT 1 FROM headgate_job_archive PARTITION (`p202501`))
+
+-- name: mysql.sweep.SQL_ARCHIVE_HAS_UNEXPIRED --
+-- Any row of the partition not yet expired: one probe of headgate_archive_expires_idx.
+SELECT EXISTS (SELECT 1 FROM headgate_job_archive PARTITION (`p202501`) WHERE expires_at_ms > %s)
+
+-- name: mysql.sweep.SQL_GET_LOCK_WAIT_TIMEOUT --
+-- LOCK TABLES ... WRITE waits (at most lock_wait_timeout) for transactions that wrote to the
+-- archive to end and holds new writers until UNLOCK TABLES; it commits any open transaction.
+SELECT @@SESSION.lock_wait_timeout
+
+-- name: mysql.sweep.SQL_LOCK_ARCHIVE --
+-- Hold the archive against writers until UNLOCK TABLES (waits at most lock_wait_timeout).
+LOCK TABLES headgate_job_archive WRITE
+
+-- name: mysql.sweep.SQL_NOW_MS --
+-- Store clock in integer milliseconds (as evicted_at_ms).
+SELECT (TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)
+
+-- name: mysql.sweep.SQL_SET_LOCK_WAIT_TIMEOUT --
+-- Set (or restore) the session's lock_wait_timeout, whole seconds.
+SET SESSION lock_wait_timeout = %s
+
+-- name: mysql.sweep.SQL_SWEEP_ARCHIVE --
+-- Copy the locked rows of archived queues. {archive_id}: UUID() for a native uuid column
+-- (MariaDB >= 10.7), else its 32 hex digits.
+INSERT INTO headgate_job_archive (archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, result, tags, created_at, finished_at, evicted_at_ms, archive_retention_ms)
+SELECT UUID(), j.id, j.queue, j.task, j.args, j.kwargs, j.errors, j.attempts, j.fingerprint,
+       j.state, j.result, j.tags, j.created_at, j.finished_at, (TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000), p.archive_retention DIV 1000
+FROM headgate_job AS j JOIN headgate_archive_policy AS p ON p.queue = j.queue
+WHERE j.id IN (%s, %s, %s)
+
+-- name: fragments.SQL_SWEEP_DELETE --
+-- Sweep step "delete" (same transaction): the selected rows, by primary key, still terminal.
+DELETE FROM headgate_job WHERE id IN (%s, %s, %s) AND state IN ('succeeded', 'dead', 'cancelled')
+
+-- name: mysql.sweep.SQL_SWEEP_SELECT --
+-- Sweep step "select": expired terminal rows, oldest expiry first (headgate_job_expires_idx);
+-- {lock} skips rows locked by others where the vendor can; {queue_filter}: see queue_filter().
+SELECT id FROM headgate_job WHERE state IN ('succeeded', 'dead', 'cancelled') AND expires_at <= UTC_TIMESTAMP(6) AND queue = %s ORDER BY expires_at LIMIT %s FOR UPDATE SKIP LOCKED
+
+-- name: mysql.sweep.SQL_TRUNCATE_ARCHIVE_PARTITION --
+-- Prune a month: empty its partition at once (under LOCK TABLES).
+ALTER TABLE headgate_job_archive TRUNCATE PARTITION `p202501`
+
+-- name: mysql.sweep.SQL_UNLOCK_TABLES --
+-- Release LOCK TABLES.
+UNLOCK TABLES
+
+-- name: mysql.worker.SQL_COMPLETE_LOCKED --
+-- Acknowledgement step 2 (same transaction): the locked rows succeed; {result} is NULL or a
+-- CASE id WHEN ... THEN ... END of their results.
+UPDATE headgate_job
+SET state = 'succeeded', result = CASE id WHEN %s THEN %s WHEN %s THEN %s END, finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND,
+    lease_owner = NULL, lease_expires_at = NULL
+WHERE id IN (%s, %s, %s)
+
+-- name: mysql.worker.SQL_LOCK_RUNNING --
+-- Acknowledgement step 1: lock the rows to acknowledge that are still running, in id order,
+-- skipping rows someone else holds, so it never waits; renewal takes the same order and also
+-- skips, so acknowledgement and renewal can never deadlock (fences are compared in Python).
+-- Renewal reads whether each row's abort was requested in the same step.
+SELECT id, fence, abort_requested_at FROM headgate_job
+WHERE id IN (%s, %s, %s) AND state = 'running' AND lease_owner = %s
+ORDER BY id
+FOR UPDATE SKIP LOCKED
+
+-- name: mysql.worker.SQL_LOCK_RUNNING_ANY_OWNER --
+-- Acknowledgement step 1: lock the rows to acknowledge that are still running, in id order,
+-- skipping rows someone else holds, so it never waits; renewal takes the same order and also
+-- skips, so acknowledgement and renewal can never deadlock (fences are compared in Python).
+-- Renewal reads whether each row's abort was requested in the same step.
+SELECT id, fence, abort_requested_at FROM headgate_job
+WHERE id IN (%s, %s, %s) AND state = 'running' 
+ORDER BY id
+FOR UPDATE SKIP LOCKED
+
+-- name: mysql.worker.SQL_LOCK_RUNNING_OWNED --
+-- Acknowledgement step 1: lock the rows to acknowledge that are still running, in id order,
+-- skipping rows someone else holds, so it never waits; renewal takes the same order and also
+-- skips, so acknowledgement and renewal can never deadlock (fences are compared in Python).
+-- Renewal reads whether each row's abort was requested in the same step.
+SELECT id, fence, abort_requested_at FROM headgate_job
+WHERE id IN (%s, %s, %s) AND state = 'running' AND lease_owner = %s
+ORDER BY id
+FOR UPDATE SKIP LOCKED
+
+-- name: fragments.SQL_READ_FENCES --
+-- State and fence of some jobs, consistent read without locks (primary key; {ids}: placeholders).
+SELECT id, state, fence FROM headgate_job WHERE id IN (%s, %s, %s)
+
+-- name: fragments.SQL_RELEASE --
+-- Give a lease back unspent: available again, the attempt not counted, run_at kept (fenced).
+UPDATE headgate_job
+SET state = 'available', attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
+    started_at = NULL
+WHERE id = %s AND fence = %s AND state = 'running' AND lease_owner = %s
+
+-- name: mysql.worker.SQL_RENEW_LOCKED --
+-- Renewal step 2 (same transaction): extend the locked rows' leases.
+UPDATE headgate_job SET lease_expires_at = UTC_TIMESTAMP(6) + INTERVAL %s MICROSECOND WHERE id IN (%s, %s, %s)
+
+-- name: mysql.worker.SQL_SNOOZE --
+-- Snooze one job (fenced): available again after a bound duration, attempt not spent.
+UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = UTC_TIMESTAMP(6) + INTERVAL %s MICROSECOND, snoozes = COALESCE(snoozes, 0) + 1, started_at = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+
+-- name: mysql.SQL_GET_STATEMENT_BUDGET_MARIADB --
+-- Lock waits in whole seconds: lock_wait_timeout for metadata and table locks, InnoDB's for rows.
+-- MariaDB: max_statement_time in seconds (fractions allowed).
+SELECT @@SESSION.max_statement_time, @@SESSION.lock_wait_timeout, @@SESSION.innodb_lock_wait_timeout
+
+-- name: mysql.SQL_GET_STATEMENT_BUDGET_MYSQL --
+-- MySQL 8: max_execution_time in milliseconds (SELECT statements only).
+SELECT @@SESSION.max_execution_time, @@SESSION.lock_wait_timeout, @@SESSION.innodb_lock_wait_timeout
+
+-- name: mysql.SQL_SET_STATEMENT_BUDGET_MARIADB --
+-- Set (or restore) the three MariaDB session values.
+SET SESSION max_statement_time = %s, lock_wait_timeout = %s, innodb_lock_wait_timeout = %s
+
+-- name: mysql.SQL_SET_STATEMENT_BUDGET_MYSQL --
+-- Set (or restore) the three MySQL session values.
+SET SESSION max_execution_time = %s, lock_wait_timeout = %s, innodb_lock_wait_timeout = %s
+
+-- name: mysql.archive_horizon.SQL_BOUNDED_COUNT --
+-- Rows of one partition, counted up to a limit (%s: key, limit).
+SELECT %s, (SELECT count(*) FROM (SELECT 1 FROM `headgate_job_archive` PARTITION (`p202501`) LIMIT %s) AS bounded)
+
+-- name: mysql.archive_horizon.SQL_CATALOG --
+-- The archive's partitions with their upper bounds, in range order.
+SELECT PARTITION_NAME, PARTITION_DESCRIPTION FROM information_schema.PARTITIONS
+WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = %s ORDER BY PARTITION_ORDINAL_POSITION
+
+-- name: mysql.archive_horizon.SQL_DROP_PARTITION --
+-- Retire an empty month.
+ALTER TABLE `headgate_job_archive` DROP PARTITION `p202501`
+
+-- name: mysql.archive_horizon.SQL_EDGE_DEFINITION --
+-- The new after edge of a REORGANIZE.
+PARTITION `p202501` VALUES LESS THAN MAXVALUE
+
+-- name: mysql.archive_horizon.SQL_ESTIMATES --
+-- InnoDB's row estimate of every partition (information_schema: no scan).
+SELECT PARTITION_NAME, TABLE_ROWS FROM information_schema.PARTITIONS
+WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = %s
+
+-- name: mysql.archive_horizon.SQL_GET_LOCK_WAIT_TIMEOUT --
+-- The session's lock_wait_timeout, read before the DDL and restored after it.
+SELECT @@SESSION.lock_wait_timeout
+
+-- name: mysql.archive_horizon.SQL_HAS_ROWS --
+-- One row of a partition, if any ({partition}: a quoted partition name).
+SELECT EXISTS (SELECT 1 FROM `headgate_job_archive` PARTITION (`p202501`))
+
+-- name: mysql.archive_horizon.SQL_LOCK --
+-- Hold the archive against writers while an empty month is dropped.
+LOCK TABLES `headgate_job_archive` WRITE
+
+-- name: mysql.archive_horizon.SQL_MONTH_DEFINITION --
+-- One new month of a REORGANIZE.
+PARTITION `p202501` VALUES LESS THAN (1738368000000)
+
+-- name: mysql.archive_horizon.SQL_PRIVILEGES --
+-- The connected account's privileges on the archive (global, schema, table level; not roles).
+SELECT PRIVILEGE_TYPE FROM information_schema.USER_PRIVILEGES WHERE GRANTEE = CONCAT('''', SUBSTRING_INDEX(CURRENT_USER(), '@', 1), '''@''', SUBSTRING_INDEX(CURRENT_USER(), '@', -1), '''')
+UNION SELECT PRIVILEGE_TYPE FROM information_schema.SCHEMA_PRIVILEGES
+      WHERE GRANTEE = CONCAT('''', SUBSTRING_INDEX(CURRENT_USER(), '@', 1), '''@''', SUBSTRING_INDEX(CURRENT_USER(), '@', -1), '''') AND DATABASE() LIKE TABLE_SCHEMA
+UNION SELECT PRIVILEGE_TYPE FROM information_schema.TABLE_PRIVILEGES
+      WHERE GRANTEE = CONCAT('''', SUBSTRING_INDEX(CURRENT_USER(), '@', 1), '''@''', SUBSTRING_INDEX(CURRENT_USER(), '@', -1), '''') AND TABLE_SCHEMA = DATABASE() AND TABLE_NAME = %s
+
+-- name: mysql.archive_horizon.SQL_REORGANIZE --
+-- Extend: split the after edge into new months and a new edge, rows moved by the server.
+ALTER TABLE `headgate_job_archive` REORGANIZE PARTITION `p_after_2031` INTO (PARTITION `p203201` VALUES LESS THAN (1959206400000), PARTITION `p_after_2032` VALUES LESS THAN MAXVALUE)
+
+-- name: mysql.archive_horizon.SQL_SET_LOCK_WAIT_TIMEOUT --
+-- Bound the DDL's wait for the table's metadata lock (whole seconds).
+SET SESSION lock_wait_timeout = %s
+
+-- name: mysql.archive_horizon.SQL_UNLOCK --
+-- Release LOCK TABLES.
+UNLOCK TABLES
+
+-- name: privileges_mysql.SQL_CURRENT_ROLE --
+-- MariaDB's active role (NULL when none); MySQL answers in another format or not at all.
+SELECT CURRENT_ROLE()
+
+-- name: privileges_mysql.SQL_GLOBAL_PRIVILEGES --
+-- Global grants of the account (and its role).
+SELECT PRIVILEGE_TYPE FROM information_schema.USER_PRIVILEGES WHERE GRANTEE IN %s
+
+-- name: privileges_mysql.SQL_SCHEMA_PRIVILEGES --
+-- Database-level grants whose pattern matches this database (`db`.* or a wildcard grant).
+SELECT PRIVILEGE_TYPE FROM information_schema.SCHEMA_PRIVILEGES WHERE GRANTEE IN %s AND DATABASE() LIKE TABLE_SCHEMA
+
+-- name: privileges_mysql.SQL_SESSION --
+-- The connected account and database.
+SELECT CURRENT_USER(), DATABASE()
+
+-- name: privileges_mysql.SQL_TABLES --
+-- Which Headgate tables exist (migrated).
+SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN %s
+
+-- name: privileges_mysql.SQL_TABLE_PRIVILEGES --
+-- Table-level grants in this database.
+SELECT TABLE_NAME, PRIVILEGE_TYPE FROM information_schema.TABLE_PRIVILEGES WHERE GRANTEE IN %s AND TABLE_SCHEMA = DATABASE()

@@ -1,0 +1,614 @@
+-- The SQL of django-headgate's postgresql store, as it runs: generated from the code by
+-- `.venv/bin/python -m tests.store.render_sql` (tests/store/render_sql.py tells how);
+-- never edit by hand. Call-time pieces are filled with the examples documented there.
+
+-- name: postgresql.jobs.SQL_APPEND_OUTPUT --
+-- Append to the job's output, keeping the last %s characters (fenced).
+UPDATE headgate_job SET output = right(coalesce(output, '') || %s, %s) WHERE id = %s AND fence = %s AND state = 'running'
+
+-- name: postgresql.jobs.SQL_CANCEL --
+-- Operator cancel of a job that waits: available -> cancelled (primary key).
+UPDATE headgate_job
+SET state = 'cancelled', finished_at = now(), expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class), lease_owner = NULL, lease_expires_at = NULL
+WHERE id = %s AND state = 'available' RETURNING state
+
+-- name: postgresql.jobs.SQL_CANCEL_ABORTED --
+-- A running attempt whose abort was requested ends cancelled (fenced, primary key).
+UPDATE headgate_job SET state = 'cancelled', finished_at = now(), expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class), lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running' AND abort_requested_at IS NOT NULL
+
+-- name: postgresql.jobs.SQL_CLAIM --
+-- Claim: the two CTEs, rows returned in claim order; {queue_filter}: see the two below.
+WITH picked AS (
+    SELECT id, priority, run_at FROM headgate_job
+    WHERE state = 'available' AND run_at <= now() AND queue = %s
+    ORDER BY priority DESC, run_at
+    LIMIT %s
+    FOR UPDATE SKIP LOCKED
+), claimed AS (
+    UPDATE headgate_job AS j
+    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s,
+        lease_expires_at = now() + make_interval(secs => %s), started_at = now()
+    FROM picked
+    WHERE j.id = picked.id
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at
+)
+SELECT claimed.* FROM claimed JOIN picked USING (id) ORDER BY priority DESC, run_at
+
+-- name: postgresql.jobs.SQL_CLAIM_ANY_QUEUE --
+-- Claim from every queue.
+WITH picked AS (
+    SELECT id, priority, run_at FROM headgate_job
+    WHERE state = 'available' AND run_at <= now() 
+    ORDER BY priority DESC, run_at
+    LIMIT %s
+    FOR UPDATE SKIP LOCKED
+), claimed AS (
+    UPDATE headgate_job AS j
+    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s,
+        lease_expires_at = now() + make_interval(secs => %s), started_at = now()
+    FROM picked
+    WHERE j.id = picked.id
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at
+)
+SELECT claimed.* FROM claimed JOIN picked USING (id) ORDER BY priority DESC, run_at
+
+-- name: postgresql.jobs.SQL_CLAIM_QUEUES --
+-- Claim from the queues of one array parameter.
+WITH picked AS (
+    SELECT id, priority, run_at FROM headgate_job
+    WHERE state = 'available' AND run_at <= now() AND queue = ANY(%s)
+    ORDER BY priority DESC, run_at
+    LIMIT %s
+    FOR UPDATE SKIP LOCKED
+), claimed AS (
+    UPDATE headgate_job AS j
+    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s,
+        lease_expires_at = now() + make_interval(secs => %s), started_at = now()
+    FROM picked
+    WHERE j.id = picked.id
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at
+)
+SELECT claimed.* FROM claimed JOIN picked USING (id) ORDER BY priority DESC, run_at
+
+-- name: postgresql.jobs.SQL_COMPLETE_BATCH --
+-- Fenced batch acknowledgement: only rows still at the claimed fence and running change.
+UPDATE headgate_job AS j
+SET state = 'succeeded', result = done.result::jsonb, finished_at = now(),
+    expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = j.retention_class), lease_owner = NULL, lease_expires_at = NULL
+FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS done(id, fence, result)
+WHERE j.id = done.id AND j.fence = done.fence AND j.state = 'running'
+RETURNING j.id
+
+-- name: postgresql.jobs.SQL_COPY_JOBS --
+-- Bulk insert (enqueue_many) by COPY, the fastest path into PostgreSQL. COPY cannot evaluate
+-- now(), so the batch first reads the transaction's now() (SQL_NOW: the very value an INSERT's
+-- now() would give in this transaction) and rows carry it: still the store clock.
+COPY headgate_job (id, queue, task, args, kwargs, priority, state, run_at, attempts, max_attempts, fence, unique_key, fingerprint, errors, tags, retention_class, created_at, timeout) FROM STDIN
+
+-- name: postgresql.jobs.SQL_FAIL --
+-- Fenced failure: retry after a delay, or dead when attempts are exhausted (or give_up).
+UPDATE headgate_job
+SET errors = errors || jsonb_build_array(%(error)s::jsonb || jsonb_build_object('at', now())), run_at = CASE WHEN (%(give_up)s OR attempts >= max_attempts) THEN run_at ELSE now() + make_interval(secs => %(delay)s) END, finished_at = CASE WHEN (%(give_up)s OR attempts >= max_attempts) THEN now() END, expires_at = CASE WHEN (%(give_up)s OR attempts >= max_attempts) THEN now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class) END, state = CASE WHEN (%(give_up)s OR attempts >= max_attempts) THEN 'dead' ELSE 'available' END, lease_owner = NULL, lease_expires_at = NULL
+WHERE id = %(id)s AND fence = %(fence)s AND state = 'running'
+RETURNING state
+
+-- name: postgresql.jobs.SQL_INSERT_JOB --
+-- Insert one job; NOTIFY is queued in the same transaction, so it fires only on commit.
+WITH inserted AS (
+    INSERT INTO headgate_job (id, queue, task, args, kwargs, priority, state, run_at, attempts, max_attempts, fence, unique_key, fingerprint, errors, tags, retention_class, created_at, timeout)
+    VALUES (%s, %s, %s, %s, %s, %s, 'available', COALESCE(%s, now() + make_interval(secs => %s)), 0, %s, 0, %s, %s, '[]', %s, %s, now(), %s)
+    ON CONFLICT (unique_key) DO NOTHING
+    RETURNING created_at, run_at, queue
+)
+SELECT created_at, run_at, pg_notify('headgate_jobs', queue) FROM inserted
+
+-- name: postgresql.jobs.SQL_NOTIFY --
+-- Wake idle workers once for a COPY batch (delivered on commit).
+SELECT pg_notify('headgate_jobs', '')
+
+-- name: postgresql.jobs.SQL_NOW --
+-- Store clock.
+SELECT now()
+
+-- name: postgresql.jobs.SQL_RENEW_HELD --
+-- Renew the leases still held by this worker; unchanged rows were rescued or re-claimed.
+UPDATE headgate_job AS j
+SET lease_expires_at = now() + make_interval(secs => %s)
+FROM unnest(%s::uuid[], %s::bigint[]) AS held(id, fence)
+WHERE j.id = held.id AND j.fence = held.fence AND j.state = 'running' AND j.lease_owner = %s
+RETURNING j.id
+
+-- name: postgresql.jobs.SQL_REQUEST_ABORT --
+-- Operator cancel of a running job: request its abort (the first request's time is kept); the
+-- worker reads it back through its lease renewal (primary key).
+UPDATE headgate_job SET abort_requested_at = COALESCE(abort_requested_at, now())
+WHERE id = %s AND state = 'running' RETURNING state
+
+-- name: postgresql.jobs.SQL_RESCUE_RELEASE_BATCH --
+-- Rescue step 2: release every locked lapsed row in one statement (unnest).
+UPDATE headgate_job
+SET errors = errors || jsonb_build_array(rescued.error::jsonb || jsonb_build_object('at', now())), run_at = CASE WHEN attempts >= max_attempts THEN now() ELSE now() END, finished_at = CASE WHEN attempts >= max_attempts THEN now() END, expires_at = CASE WHEN attempts >= max_attempts THEN now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class) END, state = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'available' END, lease_owner = NULL, lease_expires_at = NULL
+FROM unnest(%s::uuid[], %s::text[]) AS rescued(id, error)
+WHERE headgate_job.id = rescued.id AND headgate_job.state = 'running'
+
+-- name: postgresql.jobs.SQL_RESCUE_SELECT --
+-- Rescue: lock lapsed leases (skipping rows another maintainer holds), then release them all
+-- in one statement, each with its LeaseExpired entry.
+SELECT id, attempts, lease_owner FROM headgate_job WHERE state = 'running' AND lease_expires_at < now() ORDER BY lease_expires_at LIMIT %s FOR UPDATE SKIP LOCKED
+
+-- name: postgresql.jobs.SQL_RETRY --
+-- Operator retry: dead/cancelled -> available now; one more attempt when they were exhausted;
+-- an earlier abort request is forgotten.
+UPDATE headgate_job
+SET state = 'available', run_at = now(), max_attempts = GREATEST(max_attempts, attempts + 1),
+    finished_at = NULL, expires_at = NULL, result = NULL, abort_requested_at = NULL
+WHERE id = %s AND state IN ('dead', 'cancelled') RETURNING state
+
+-- name: postgresql.jobs.SQL_SET_PROGRESS --
+-- Fenced progress and output writes.
+UPDATE headgate_job SET progress = %s::jsonb WHERE id = %s AND fence = %s AND state = 'running'
+
+-- name: fragments.SQL_DELETE_HEARTBEAT --
+-- Delete our own heartbeat row on a clean exit (primary key + instance).
+DELETE FROM headgate_worker_heartbeat WHERE worker_id = %s AND instance_id = %s
+
+-- name: postgresql.heartbeats.SQL_LISTEN --
+-- Subscribe this session to the NOTIFY of enqueued jobs.
+LISTEN headgate_jobs
+
+-- name: postgresql.heartbeats.SQL_PRUNE_HEARTBEATS --
+-- Stale heartbeat rows, skipping rows a renewal holds, at most LIMIT, deleted in one statement.
+WITH doomed AS (
+    SELECT worker_id FROM headgate_worker_heartbeat
+    WHERE last_heartbeat_at < now() - make_interval(secs => %s) AND NOT (worker_id = %s AND instance_id = %s) ORDER BY last_heartbeat_at LIMIT %s
+    FOR UPDATE SKIP LOCKED
+)
+DELETE FROM headgate_worker_heartbeat AS h USING doomed WHERE h.worker_id = doomed.worker_id
+
+-- name: postgresql.heartbeats.SQL_PRUNE_HEARTBEATS_ALL --
+-- Stale heartbeat rows, skipping rows a renewal holds, at most LIMIT, deleted in one statement.
+WITH doomed AS (
+    SELECT worker_id FROM headgate_worker_heartbeat
+    WHERE last_heartbeat_at < now() - make_interval(secs => %s)  ORDER BY last_heartbeat_at LIMIT %s
+    FOR UPDATE SKIP LOCKED
+)
+DELETE FROM headgate_worker_heartbeat AS h USING doomed WHERE h.worker_id = doomed.worker_id
+
+-- name: postgresql.heartbeats.SQL_PRUNE_HEARTBEATS_NOT_OWN --
+-- Stale heartbeat rows, skipping rows a renewal holds, at most LIMIT, deleted in one statement.
+WITH doomed AS (
+    SELECT worker_id FROM headgate_worker_heartbeat
+    WHERE last_heartbeat_at < now() - make_interval(secs => %s) AND NOT (worker_id = %s AND instance_id = %s) ORDER BY last_heartbeat_at LIMIT %s
+    FOR UPDATE SKIP LOCKED
+)
+DELETE FROM headgate_worker_heartbeat AS h USING doomed WHERE h.worker_id = doomed.worker_id
+
+-- name: postgresql.heartbeats.SQL_REGISTER_HEARTBEAT --
+-- Heartbeats: register (or take over) and renew by (worker_id, instance_id).
+INSERT INTO headgate_worker_heartbeat (worker_id, instance_id, hostname, pid, queues, started_at, last_heartbeat_at) VALUES (%s, %s, %s, %s, %s, now(), now()) ON CONFLICT (worker_id) DO UPDATE SET instance_id = EXCLUDED.instance_id, hostname = EXCLUDED.hostname, pid = EXCLUDED.pid, queues = EXCLUDED.queues, started_at = now(), last_heartbeat_at = now()
+
+-- name: postgresql.heartbeats.SQL_RENEW_HEARTBEAT --
+-- Renew our own heartbeat row (primary key + instance).
+UPDATE headgate_worker_heartbeat SET last_heartbeat_at = now() WHERE worker_id = %s AND instance_id = %s
+
+-- name: postgresql.heartbeats.SQL_TRY_LOCK --
+-- Session-level advisory lock, taken without waiting.
+SELECT pg_try_advisory_lock(%s)
+
+-- name: postgresql.heartbeats.SQL_TRY_XACT_LOCK --
+-- Transaction-level advisory lock, taken without waiting; released when the transaction ends.
+SELECT pg_try_advisory_xact_lock(%s)
+
+-- name: postgresql.heartbeats.SQL_UNLOCK --
+-- Release a session-level advisory lock.
+SELECT pg_advisory_unlock(%s)
+
+-- name: postgresql.sweep.SQL_ARCHIVE_ESTIMATES --
+-- Catalogue row estimates of every child; a never-analysed child (-1) with no pages is empty.
+SELECT c.relname,
+       CASE WHEN c.reltuples >= 0 THEN c.reltuples::bigint
+            WHEN pg_relation_size(c.oid) = 0 THEN 0 END
+FROM pg_inherits AS i JOIN pg_class AS c ON c.oid = i.inhrelid
+WHERE i.inhparent = 'headgate_job_archive'::regclass
+
+-- name: postgresql.sweep.SQL_ARCHIVE_HAS_ROWS --
+-- One row of a child table, if any ({table} is a quoted name from archive_months).
+SELECT EXISTS (SELECT 1 FROM "headgate_job_archive_202501")
+
+-- name: postgresql.sweep.SQL_ARCHIVE_HAS_UNEXPIRED --
+-- Any row of a child not yet expired: one probe of its expires_at_ms index.
+SELECT EXISTS (SELECT 1 FROM "headgate_job_archive_202501" WHERE expires_at_ms > %s)
+
+-- name: postgresql.sweep.SQL_LOCK_ARCHIVE_CHILD --
+-- Waits for sweeps writing into the child to commit, and holds new ones until our commit.
+LOCK TABLE "headgate_job_archive_202501" IN ACCESS EXCLUSIVE MODE
+
+-- name: postgresql.sweep.SQL_NOW_MS --
+-- Store clock in integer milliseconds (as evicted_at_ms).
+SELECT floor(extract(epoch FROM now()) * 1000)::bigint
+
+-- name: postgresql.sweep.SQL_SET_LOCAL_LOCK_TIMEOUT --
+-- Lock wait bound of this transaction only (milliseconds).
+SELECT set_config('lock_timeout', %s, true)
+
+-- name: postgresql.sweep.SQL_SWEEP --
+-- Sweep one batch in one statement: lock expired terminal rows skipping locked ones, delete
+-- them, and copy those whose queue has an archive policy into the archive (routed to the
+-- partition of evicted_at_ms). Data-modifying CTEs all run on one snapshot and commit together.
+-- {queue_filter} is one of the two below.
+WITH batch AS (
+    SELECT id FROM headgate_job
+    WHERE state IN ('succeeded', 'dead', 'cancelled') AND expires_at <= now() AND queue = %s
+    ORDER BY expires_at
+    LIMIT %s
+    FOR UPDATE SKIP LOCKED
+), evicted AS (
+    DELETE FROM headgate_job AS j USING batch
+    WHERE j.id = batch.id AND j.state IN ('succeeded', 'dead', 'cancelled')
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.errors, j.attempts, j.fingerprint,
+              j.state, j.result, j.tags, j.created_at, j.finished_at
+), archived AS (
+    INSERT INTO headgate_job_archive (archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, result, tags, created_at, finished_at, evicted_at_ms, archive_retention_ms)
+    SELECT gen_random_uuid(), e.id, e.queue, e.task, e.args, e.kwargs, e.errors, e.attempts,
+           e.fingerprint, e.state, e.result, e.tags, e.created_at, e.finished_at, floor(extract(epoch FROM now()) * 1000)::bigint,
+           floor(extract(epoch FROM p.archive_retention) * 1000)::bigint
+    FROM evicted AS e JOIN headgate_archive_policy AS p ON p.queue = e.queue
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM evicted), (SELECT count(*) FROM archived)
+
+-- name: postgresql.sweep.SQL_SWEEP_DEFAULT --
+-- Every queue but those the caller sets aside (one array parameter, so one prepared statement).
+WITH batch AS (
+    SELECT id FROM headgate_job
+    WHERE state IN ('succeeded', 'dead', 'cancelled') AND expires_at <= now() AND queue <> ALL(%s::text[])
+    ORDER BY expires_at
+    LIMIT %s
+    FOR UPDATE SKIP LOCKED
+), evicted AS (
+    DELETE FROM headgate_job AS j USING batch
+    WHERE j.id = batch.id AND j.state IN ('succeeded', 'dead', 'cancelled')
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.errors, j.attempts, j.fingerprint,
+              j.state, j.result, j.tags, j.created_at, j.finished_at
+), archived AS (
+    INSERT INTO headgate_job_archive (archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, result, tags, created_at, finished_at, evicted_at_ms, archive_retention_ms)
+    SELECT gen_random_uuid(), e.id, e.queue, e.task, e.args, e.kwargs, e.errors, e.attempts,
+           e.fingerprint, e.state, e.result, e.tags, e.created_at, e.finished_at, floor(extract(epoch FROM now()) * 1000)::bigint,
+           floor(extract(epoch FROM p.archive_retention) * 1000)::bigint
+    FROM evicted AS e JOIN headgate_archive_policy AS p ON p.queue = e.queue
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM evicted), (SELECT count(*) FROM archived)
+
+-- name: postgresql.sweep.SQL_SWEEP_QUEUE --
+-- One queue swept on its own (its cleanup_batch_limit).
+WITH batch AS (
+    SELECT id FROM headgate_job
+    WHERE state IN ('succeeded', 'dead', 'cancelled') AND expires_at <= now() AND queue = %s
+    ORDER BY expires_at
+    LIMIT %s
+    FOR UPDATE SKIP LOCKED
+), evicted AS (
+    DELETE FROM headgate_job AS j USING batch
+    WHERE j.id = batch.id AND j.state IN ('succeeded', 'dead', 'cancelled')
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.errors, j.attempts, j.fingerprint,
+              j.state, j.result, j.tags, j.created_at, j.finished_at
+), archived AS (
+    INSERT INTO headgate_job_archive (archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, result, tags, created_at, finished_at, evicted_at_ms, archive_retention_ms)
+    SELECT gen_random_uuid(), e.id, e.queue, e.task, e.args, e.kwargs, e.errors, e.attempts,
+           e.fingerprint, e.state, e.result, e.tags, e.created_at, e.finished_at, floor(extract(epoch FROM now()) * 1000)::bigint,
+           floor(extract(epoch FROM p.archive_retention) * 1000)::bigint
+    FROM evicted AS e JOIN headgate_archive_policy AS p ON p.queue = e.queue
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM evicted), (SELECT count(*) FROM archived)
+
+-- name: postgresql.sweep.SQL_TRUNCATE_ARCHIVE_PARTITION --
+-- Prune a month: empty its child table at once (under SQL_LOCK_ARCHIVE_CHILD).
+TRUNCATE TABLE "headgate_job_archive_202501"
+
+-- name: postgresql.worker.SQL_ACK_AND_CLAIM --
+-- Acknowledge and claim in ONE statement (one round trip, one commit). `ours`: the rows to
+-- acknowledge still running at the claimed fence, locked in id order, skipping rows someone else
+-- holds (a foreign FOR UPDATE, a rescue in flight), so an acknowledgement never waits for a lock;
+-- `picked`: ready rows (claim index), skipping locked ones. Data-modifying CTEs share one
+-- snapshot and commit together; acknowledged rows are running and claimed rows available, so no
+-- row is changed twice. Rows: (true, id, NULL...) per acknowledgement first, then (false, claimed
+-- job...) per claim in claim order.
+WITH done AS (
+    SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS d(id, fence, result)
+), ours AS (
+    SELECT j.id FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
+    WHERE j.state = 'running'
+    ORDER BY j.id
+    FOR UPDATE OF j SKIP LOCKED
+), acked AS (
+    UPDATE headgate_job AS j
+    SET state = 'succeeded', result = done.result::jsonb, finished_at = now(),
+        expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = j.retention_class), lease_owner = NULL, lease_expires_at = NULL
+    FROM ours JOIN done ON done.id = ours.id
+    WHERE j.id = ours.id
+    RETURNING j.id
+), picked AS (
+    SELECT id, priority, run_at FROM headgate_job
+    WHERE state = 'available' AND run_at <= now() AND queue = %s
+    ORDER BY priority DESC, run_at
+    LIMIT %s
+    FOR UPDATE SKIP LOCKED
+), claimed AS (
+    UPDATE headgate_job AS j
+    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s,
+        lease_expires_at = now() + make_interval(secs => %s), started_at = now()
+    FROM picked
+    WHERE j.id = picked.id
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at
+)
+SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz,
+       NULL::integer AS priority, NULL::timestamptz AS run_at
+FROM acked
+UNION ALL
+SELECT false, claimed.*, picked.priority, picked.run_at FROM claimed JOIN picked USING (id)
+ORDER BY acked DESC, priority DESC, run_at
+
+-- name: postgresql.worker.SQL_ACK_AND_CLAIM_ANY_QUEUE --
+-- Acknowledge and claim in ONE statement (one round trip, one commit). `ours`: the rows to
+-- acknowledge still running at the claimed fence, locked in id order, skipping rows someone else
+-- holds (a foreign FOR UPDATE, a rescue in flight), so an acknowledgement never waits for a lock;
+-- `picked`: ready rows (claim index), skipping locked ones. Data-modifying CTEs share one
+-- snapshot and commit together; acknowledged rows are running and claimed rows available, so no
+-- row is changed twice. Rows: (true, id, NULL...) per acknowledgement first, then (false, claimed
+-- job...) per claim in claim order.
+WITH done AS (
+    SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS d(id, fence, result)
+), ours AS (
+    SELECT j.id FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
+    WHERE j.state = 'running'
+    ORDER BY j.id
+    FOR UPDATE OF j SKIP LOCKED
+), acked AS (
+    UPDATE headgate_job AS j
+    SET state = 'succeeded', result = done.result::jsonb, finished_at = now(),
+        expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = j.retention_class), lease_owner = NULL, lease_expires_at = NULL
+    FROM ours JOIN done ON done.id = ours.id
+    WHERE j.id = ours.id
+    RETURNING j.id
+), picked AS (
+    SELECT id, priority, run_at FROM headgate_job
+    WHERE state = 'available' AND run_at <= now() 
+    ORDER BY priority DESC, run_at
+    LIMIT %s
+    FOR UPDATE SKIP LOCKED
+), claimed AS (
+    UPDATE headgate_job AS j
+    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s,
+        lease_expires_at = now() + make_interval(secs => %s), started_at = now()
+    FROM picked
+    WHERE j.id = picked.id
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at
+)
+SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz,
+       NULL::integer AS priority, NULL::timestamptz AS run_at
+FROM acked
+UNION ALL
+SELECT false, claimed.*, picked.priority, picked.run_at FROM claimed JOIN picked USING (id)
+ORDER BY acked DESC, priority DESC, run_at
+
+-- name: postgresql.worker.SQL_ACK_AND_CLAIM_QUEUES --
+-- Acknowledge and claim in ONE statement (one round trip, one commit). `ours`: the rows to
+-- acknowledge still running at the claimed fence, locked in id order, skipping rows someone else
+-- holds (a foreign FOR UPDATE, a rescue in flight), so an acknowledgement never waits for a lock;
+-- `picked`: ready rows (claim index), skipping locked ones. Data-modifying CTEs share one
+-- snapshot and commit together; acknowledged rows are running and claimed rows available, so no
+-- row is changed twice. Rows: (true, id, NULL...) per acknowledgement first, then (false, claimed
+-- job...) per claim in claim order.
+WITH done AS (
+    SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS d(id, fence, result)
+), ours AS (
+    SELECT j.id FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
+    WHERE j.state = 'running'
+    ORDER BY j.id
+    FOR UPDATE OF j SKIP LOCKED
+), acked AS (
+    UPDATE headgate_job AS j
+    SET state = 'succeeded', result = done.result::jsonb, finished_at = now(),
+        expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = j.retention_class), lease_owner = NULL, lease_expires_at = NULL
+    FROM ours JOIN done ON done.id = ours.id
+    WHERE j.id = ours.id
+    RETURNING j.id
+), picked AS (
+    SELECT id, priority, run_at FROM headgate_job
+    WHERE state = 'available' AND run_at <= now() AND queue = ANY(%s)
+    ORDER BY priority DESC, run_at
+    LIMIT %s
+    FOR UPDATE SKIP LOCKED
+), claimed AS (
+    UPDATE headgate_job AS j
+    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s,
+        lease_expires_at = now() + make_interval(secs => %s), started_at = now()
+    FROM picked
+    WHERE j.id = picked.id
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at
+)
+SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz,
+       NULL::integer AS priority, NULL::timestamptz AS run_at
+FROM acked
+UNION ALL
+SELECT false, claimed.*, picked.priority, picked.run_at FROM claimed JOIN picked USING (id)
+ORDER BY acked DESC, priority DESC, run_at
+
+-- name: postgresql.worker.SQL_NAME_SESSION --
+-- Label the session in pg_stat_activity, unless the host set an application_name.
+SELECT set_config('application_name', %s, false) WHERE current_setting('application_name') = ''
+
+-- name: postgresql.worker.SQL_READ_FENCES --
+-- State and fence of some jobs, without locking (primary key).
+SELECT id, state, fence FROM headgate_job WHERE id = ANY(%s::uuid[])
+
+-- name: postgresql.worker.SQL_RELEASE --
+-- Give leases back unspent: available again, the attempt not counted, run_at kept (fenced).
+UPDATE headgate_job AS j
+SET state = 'available', attempts = j.attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
+    started_at = NULL
+FROM unnest(%s::uuid[], %s::bigint[]) AS held(id, fence)
+WHERE j.id = held.id AND j.fence = held.fence AND j.state = 'running' AND j.lease_owner = %s
+RETURNING j.id
+
+-- name: postgresql.worker.SQL_RENEW_UNLOCKED --
+-- Renew the leases still ours, in id order, skipping rows someone else holds (never waits);
+-- each renewed row says whether its abort was requested (cancel() of a running job).
+WITH ours AS (
+    SELECT j.id FROM headgate_job AS j
+    JOIN unnest(%s::uuid[], %s::bigint[]) AS held(id, fence) ON j.id = held.id AND j.fence = held.fence
+    WHERE j.state = 'running' AND j.lease_owner = %s
+    ORDER BY j.id
+    FOR UPDATE OF j SKIP LOCKED
+)
+UPDATE headgate_job AS j SET lease_expires_at = now() + make_interval(secs => %s)
+FROM ours WHERE j.id = ours.id
+RETURNING j.id, j.abort_requested_at
+
+-- name: postgresql.worker.SQL_RESET_WORKER_PLAN --
+-- Undo SQL_SET_WORKER_PLAN (two statements).
+RESET enable_bitmapscan
+RESET enable_seqscan
+
+-- name: postgresql.worker.SQL_SET_WORKER_PLAN --
+-- The worker's plan settings, and their undoing: no bitmap or sequential scans. Every worker
+-- statement is an index lookup or an index-ordered claim; with statistics older than a burst of
+-- enqueues the planner would otherwise sort every ready row for each claim (bench/claim_plan.py,
+-- docs/worker.md "The claim's plan").
+SELECT set_config('enable_bitmapscan', 'off', false), set_config('enable_seqscan', 'off', false)
+
+-- name: postgresql.worker.SQL_SNOOZE --
+-- Snooze one job (fenced): available again after a bound number of seconds, attempt not spent.
+UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = now() + make_interval(secs => %s), snoozes = COALESCE(snoozes, 0) + 1, started_at = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+
+-- name: postgresql.SQL_GET_STATEMENT_BUDGET --
+-- The session's statement_timeout and lock_timeout, read before a budget is set and restored after.
+SELECT current_setting('statement_timeout'), current_setting('lock_timeout')
+
+-- name: postgresql.SQL_SET_LOCAL_STATEMENT_BUDGET --
+-- Under transaction pooling the block is one transaction: set_config(..., true) = SET LOCAL.
+SELECT set_config('statement_timeout', %s, true), set_config('lock_timeout', %s, true)
+
+-- name: postgresql.SQL_SET_STATEMENT_BUDGET --
+-- Session-wide (set_config(..., false)): it covers each transaction of a duty's batch and the
+-- worker's autocommit statements (there is no transaction for SET LOCAL to scope).
+SELECT set_config('statement_timeout', %s, false), set_config('lock_timeout', %s, false)
+
+-- name: postgresql.archive_horizon.SQL_ARCHIVE_KIND --
+-- The archive's relkind: 'p' when it is partitioned.
+SELECT relkind FROM pg_class WHERE oid = to_regclass(%s)
+
+-- name: postgresql.archive_horizon.SQL_ATTACH_MONTH --
+-- Re-attach a detached month that turned out to hold rows.
+ALTER TABLE "headgate_job_archive" ATTACH PARTITION "headgate_job_archive_202501" FOR VALUES FROM (1735689600000) TO (1738368000000)
+
+-- name: postgresql.archive_horizon.SQL_BOUNDED_COUNT --
+-- Rows of one partition, counted up to a limit (%s: key, limit).
+SELECT %s, (SELECT count(*) FROM (SELECT 1 FROM "headgate_job_archive_202501" LIMIT %s) AS bounded)
+
+-- name: postgresql.archive_horizon.SQL_CATALOG --
+-- The archive's attached partitions with their bounds.
+SELECT c.relname, pg_get_expr(c.relpartbound, c.oid)
+FROM pg_inherits AS i JOIN pg_class AS c ON c.oid = i.inhrelid
+WHERE i.inhparent = to_regclass(%s)
+
+-- name: postgresql.archive_horizon.SQL_CREATE_EDGE --
+-- The new edge: a partition from the month after the last one to MAXVALUE.
+CREATE TABLE "headgate_job_archive_202501" PARTITION OF "headgate_job_archive" FOR VALUES FROM (1735689600000) TO (MAXVALUE)
+
+-- name: postgresql.archive_horizon.SQL_CREATE_MONTH --
+-- A new month: a partition of the archive over its [start, end) bounds.
+CREATE TABLE "headgate_job_archive_202501" PARTITION OF "headgate_job_archive" FOR VALUES FROM (1735689600000) TO (1738368000000)
+
+-- name: postgresql.archive_horizon.SQL_DETACH --
+-- Detach a partition in the caller's transaction (locks the parent).
+ALTER TABLE "headgate_job_archive" DETACH PARTITION "headgate_job_archive_202501"
+
+-- name: postgresql.archive_horizon.SQL_DETACHED_EDGES --
+-- Plain tables named like an after edge, in the archive's schema, that are no partition.
+SELECT c.relname FROM pg_class AS c
+WHERE c.relnamespace = (SELECT relnamespace FROM pg_class WHERE oid = to_regclass(%s))
+  AND c.relkind = 'r' AND NOT c.relispartition AND c.relname LIKE %s
+
+-- name: postgresql.archive_horizon.SQL_DETACH_CONCURRENTLY --
+-- Detach a partition without blocking readers and writers of the parent.
+ALTER TABLE "headgate_job_archive" DETACH PARTITION "headgate_job_archive_202501" CONCURRENTLY
+
+-- name: postgresql.archive_horizon.SQL_DETACH_FINALIZE --
+-- Finish a DETACH ... CONCURRENTLY that was interrupted.
+ALTER TABLE "headgate_job_archive" DETACH PARTITION "headgate_job_archive_202501" FINALIZE
+
+-- name: postgresql.archive_horizon.SQL_DETACH_PENDING --
+-- Whether a partition's DETACH ... CONCURRENTLY is pending (interrupted).
+SELECT inhdetachpending FROM pg_inherits WHERE inhrelid = to_regclass(%s)
+
+-- name: postgresql.archive_horizon.SQL_DROP --
+-- Drop a detached, empty partition table.
+DROP TABLE "headgate_job_archive_202501"
+
+-- name: postgresql.archive_horizon.SQL_GRANT --
+-- Grant one privilege on a new partition to a role (or PUBLIC).
+GRANT SELECT ON TABLE "headgate_job_archive_202501" TO "app_worker"
+
+-- name: postgresql.archive_horizon.SQL_GRANTS --
+-- Grants on a partition (besides its owner's), copied onto the partitions that replace it.
+SELECT r.rolname, a.privilege_type, a.is_grantable
+FROM pg_class AS c CROSS JOIN LATERAL aclexplode(c.relacl) AS a LEFT JOIN pg_roles AS r ON r.oid = a.grantee
+WHERE c.oid = to_regclass(%s) AND a.grantee <> c.relowner
+
+-- name: postgresql.archive_horizon.SQL_HAS_ROWS --
+-- One row of a partition table, if any ({table}: a quoted partition name).
+SELECT EXISTS (SELECT 1 FROM "headgate_job_archive_202501")
+
+-- name: postgresql.archive_horizon.SQL_LOCAL_LOCK_TIMEOUT --
+-- Lock wait bound of this transaction only.
+SELECT set_config('lock_timeout', %s, true)
+
+-- name: postgresql.archive_horizon.SQL_LOCK --
+-- Hold a partition against every reader and writer until the transaction ends.
+LOCK TABLE "headgate_job_archive_202501" IN ACCESS EXCLUSIVE MODE
+
+-- name: postgresql.archive_horizon.SQL_MOVE_BATCH --
+-- One batch: the rows leave the detached edge and enter the archive in the same statement
+-- (every stored column but expires_at_ms, which the target partition generates).
+WITH moved AS (
+    DELETE FROM "headgate_job_archive_202501" WHERE ctid = ANY (ARRAY(SELECT ctid FROM "headgate_job_archive_202501" LIMIT %s FOR UPDATE))
+    RETURNING archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, result, tags, created_at, finished_at, evicted_at_ms, archive_retention_ms
+)
+INSERT INTO "headgate_job_archive" (archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, result, tags, created_at, finished_at, evicted_at_ms, archive_retention_ms) SELECT archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, result, tags, created_at, finished_at, evicted_at_ms, archive_retention_ms FROM moved
+
+-- name: postgresql.archive_horizon.SQL_PRIVILEGES --
+-- Whether the connected role owns the archive and may create tables in its schema.
+SELECT pg_has_role(current_user, c.relowner, 'USAGE'), has_schema_privilege(c.relnamespace, 'CREATE'),
+       current_user, pg_get_userbyid(c.relowner)
+FROM pg_class AS c WHERE c.oid = to_regclass(%s)
+
+-- name: postgresql.archive_horizon.SQL_SESSION_LOCK_TIMEOUT --
+-- Lock wait bound of the session (DETACH ... CONCURRENTLY runs outside a transaction).
+SELECT set_config('lock_timeout', %s, false)
+
+-- name: postgresql.archive_horizon.SQL_SHOW_LOCK_TIMEOUT --
+-- The session's lock_timeout, read before DETACH ... CONCURRENTLY and restored after it.
+SHOW lock_timeout
+
+-- name: privileges_postgresql.SQL_SESSION --
+-- Who is connected, in which database and schema, and the schema privileges that matter.
+SELECT current_user, current_database(), current_schema(),
+       has_schema_privilege(current_schema(), 'USAGE'), has_schema_privilege(current_schema(), 'CREATE'),
+       (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
+
+-- name: privileges_postgresql.SQL_TABLE_PRIVILEGES --
+-- Per table of the schema named in the list: the connected role's privileges and whether it
+-- owns the table (or is a member of its owner: then it can ALTER and DROP it).
+SELECT c.relname,
+       has_table_privilege(c.oid, 'SELECT'), has_table_privilege(c.oid, 'INSERT'),
+       has_table_privilege(c.oid, 'UPDATE'), has_table_privilege(c.oid, 'DELETE'),
+       has_table_privilege(c.oid, 'TRUNCATE'), has_table_privilege(c.oid, 'TRIGGER'),
+       pg_has_role(c.relowner, 'USAGE')
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = current_schema() AND c.relname = ANY(%s)

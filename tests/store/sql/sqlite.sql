@@ -1,0 +1,195 @@
+-- The SQL of django-headgate's sqlite store, as it runs: generated from the code by
+-- `.venv/bin/python -m tests.store.render_sql` (tests/store/render_sql.py tells how);
+-- never edit by hand. Call-time pieces are filled with the examples documented there.
+
+-- name: sqlite.jobs.SQL_APPEND_OUTPUT --
+-- Append to the job's output, keeping the last %s characters (fenced).
+UPDATE headgate_job SET output = substr(coalesce(output, '') || %s, -%s) WHERE id = %s AND fence = %s AND state = 'running'
+
+-- name: sqlite.jobs.SQL_CANCEL --
+-- Operator cancel of a job that waits: available -> cancelled (primary key).
+UPDATE headgate_job
+SET state = 'cancelled', finished_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'), expires_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', (SELECT '+' || (rc.duration / 1000000.0) || ' seconds' FROM headgate_retention_class rc WHERE rc."key" = headgate_job.retention_class)), lease_owner = NULL, lease_expires_at = NULL
+WHERE id = %s AND state = 'available' RETURNING state
+
+-- name: sqlite.jobs.SQL_CANCEL_ABORTED --
+-- A running attempt whose abort was requested ends cancelled (fenced, primary key).
+UPDATE headgate_job SET state = 'cancelled', finished_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'), expires_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', (SELECT '+' || (rc.duration / 1000000.0) || ' seconds' FROM headgate_retention_class rc WHERE rc."key" = headgate_job.retention_class)), lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running' AND abort_requested_at IS NOT NULL
+
+-- name: sqlite.jobs.SQL_CLAIM --
+-- Claim in one statement; SQLite's single writer makes the subquery + update atomic. RETURNING
+-- has no order: priority and run_at come back so that the claim order can be restored.
+UPDATE headgate_job
+SET state = 'running', attempts = attempts + 1, fence = fence + 1, lease_owner = %s,
+    lease_expires_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', %s), started_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now')
+WHERE id IN (
+    SELECT id FROM headgate_job
+    WHERE state = 'available' AND run_at <= strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now') AND queue = %s
+    ORDER BY priority DESC, run_at
+    LIMIT %s
+)
+RETURNING id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at, priority, run_at
+
+-- name: sqlite.jobs.SQL_COMPLETE --
+-- Fenced acknowledgement of one job.
+UPDATE headgate_job SET state = 'succeeded', result = %s, finished_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'), expires_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', (SELECT '+' || (rc.duration / 1000000.0) || ' seconds' FROM headgate_retention_class rc WHERE rc."key" = headgate_job.retention_class)), lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+
+-- name: sqlite.jobs.SQL_FAIL --
+-- Fenced failure: retry after a delay, or dead when attempts are exhausted (or give_up).
+UPDATE headgate_job SET errors = json_insert(errors, '$[#]', json_set(%s, '$.at', strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'))), run_at = CASE WHEN (%s OR attempts >= max_attempts) THEN run_at ELSE strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', %s) END, finished_at = CASE WHEN (%s OR attempts >= max_attempts) THEN strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now') END, expires_at = CASE WHEN (%s OR attempts >= max_attempts) THEN strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', (SELECT '+' || (rc.duration / 1000000.0) || ' seconds' FROM headgate_retention_class rc WHERE rc."key" = headgate_job.retention_class)) END, state = CASE WHEN (%s OR attempts >= max_attempts) THEN 'dead' ELSE 'available' END, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+
+-- name: fragments.SQL_GET_STATE --
+-- State of one job (primary key).
+SELECT state FROM headgate_job WHERE id = %s
+
+-- name: sqlite.jobs.SQL_INSERT_JOB --
+-- Insert one job; a unique_key already held by a hot row inserts nothing.
+INSERT INTO headgate_job (id, queue, task, args, kwargs, priority, state, run_at, attempts, max_attempts, fence, unique_key, fingerprint, errors, tags, retention_class, created_at, timeout) VALUES (%s, %s, %s, %s, %s, %s, 'available', COALESCE(%s, strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', %s)), 0, %s, 0, %s, %s, '[]', %s, %s, strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'), %s) ON CONFLICT (unique_key) DO NOTHING RETURNING created_at, run_at
+
+-- name: sqlite.jobs.SQL_INSERT_JOBS_HEAD --
+-- The head of a multi-row job insert; INSERT_JOB_ROW rows follow it.
+INSERT INTO headgate_job (id, queue, task, args, kwargs, priority, state, run_at, attempts, max_attempts, fence, unique_key, fingerprint, errors, tags, retention_class, created_at, timeout) VALUES
+
+-- name: sqlite.jobs.SQL_INSERT_JOB_ROW --
+-- One new job row: {now} is the store clock, {delay} the vendor's "now + bound duration".
+(%s, %s, %s, %s, %s, %s, 'available', COALESCE(%s, strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', %s)), 0, %s, 0, %s, %s, '[]', %s, %s, strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'), %s)
+
+-- name: sqlite.jobs.SQL_NOW --
+-- Store clock.
+SELECT strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now')
+
+-- name: sqlite.jobs.SQL_RENEW --
+-- Extend one lease (fenced, still leased to this worker).
+UPDATE headgate_job SET lease_expires_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', %s) WHERE id = %s AND fence = %s AND state = 'running' AND lease_owner = %s
+
+-- name: sqlite.jobs.SQL_REQUEST_ABORT --
+-- Operator cancel of a running job: request its abort (the first request's time is kept); the
+-- worker reads it back through its lease renewal (primary key).
+UPDATE headgate_job SET abort_requested_at = COALESCE(abort_requested_at, strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'))
+WHERE id = %s AND state = 'running' RETURNING state
+
+-- name: sqlite.jobs.SQL_RESCUE_RELEASE --
+-- Rescue step 2, one row: available again now, or dead when attempts are exhausted.
+UPDATE headgate_job SET errors = json_insert(errors, '$[#]', json_set(%s, '$.at', strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'))), run_at = CASE WHEN attempts >= max_attempts THEN strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now') ELSE strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now') END, finished_at = CASE WHEN attempts >= max_attempts THEN strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now') END, expires_at = CASE WHEN attempts >= max_attempts THEN strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', (SELECT '+' || (rc.duration / 1000000.0) || ' seconds' FROM headgate_retention_class rc WHERE rc."key" = headgate_job.retention_class)) END, state = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'available' END, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND state = 'running'
+
+-- name: sqlite.jobs.SQL_RESCUE_SELECT --
+-- Rescue: lapsed leases (the single writer stands in for SKIP LOCKED), released one by one.
+SELECT id, attempts, lease_owner FROM headgate_job WHERE state = 'running' AND lease_expires_at < strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now') ORDER BY lease_expires_at LIMIT %s
+
+-- name: sqlite.jobs.SQL_RETRY --
+-- Operator retry: dead/cancelled -> available now; one more attempt when they were exhausted;
+-- an earlier abort request is forgotten.
+UPDATE headgate_job
+SET state = 'available', run_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'), max_attempts = max(max_attempts, attempts + 1),
+    finished_at = NULL, expires_at = NULL, result = NULL, abort_requested_at = NULL
+WHERE id = %s AND state IN ('dead', 'cancelled') RETURNING state
+
+-- name: sqlite.jobs.SQL_SET_PROGRESS --
+-- Fenced progress write ({value}: the bound JSON, cast where the vendor needs it).
+UPDATE headgate_job SET progress = %s WHERE id = %s AND fence = %s AND state = 'running'
+
+-- name: fragments.SQL_DELETE_HEARTBEAT --
+-- Delete our own heartbeat row on a clean exit (primary key + instance).
+DELETE FROM headgate_worker_heartbeat WHERE worker_id = %s AND instance_id = %s
+
+-- name: sqlite.heartbeats.SQL_PRUNE_HEARTBEATS --
+-- Stale heartbeat rows, at most LIMIT, in one statement (SQLite's single writer: no SKIP LOCKED
+-- needed, no statement timeout available). {exclude_own} is empty or EXCLUDE_OWN_HEARTBEAT.
+DELETE FROM headgate_worker_heartbeat WHERE worker_id IN (SELECT worker_id FROM headgate_worker_heartbeat WHERE last_heartbeat_at < strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', %s) AND NOT (worker_id = %s AND instance_id = %s) ORDER BY last_heartbeat_at LIMIT %s)
+
+-- name: sqlite.heartbeats.SQL_PRUNE_HEARTBEATS_ALL --
+-- Stale heartbeat rows, at most LIMIT, in one statement (SQLite's single writer: no SKIP LOCKED
+-- needed, no statement timeout available). {exclude_own} is empty or EXCLUDE_OWN_HEARTBEAT.
+DELETE FROM headgate_worker_heartbeat WHERE worker_id IN (SELECT worker_id FROM headgate_worker_heartbeat WHERE last_heartbeat_at < strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', %s)  ORDER BY last_heartbeat_at LIMIT %s)
+
+-- name: sqlite.heartbeats.SQL_PRUNE_HEARTBEATS_NOT_OWN --
+-- Stale heartbeat rows, at most LIMIT, in one statement (SQLite's single writer: no SKIP LOCKED
+-- needed, no statement timeout available). {exclude_own} is empty or EXCLUDE_OWN_HEARTBEAT.
+DELETE FROM headgate_worker_heartbeat WHERE worker_id IN (SELECT worker_id FROM headgate_worker_heartbeat WHERE last_heartbeat_at < strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', %s) AND NOT (worker_id = %s AND instance_id = %s) ORDER BY last_heartbeat_at LIMIT %s)
+
+-- name: sqlite.heartbeats.SQL_REGISTER_HEARTBEAT --
+-- Register our heartbeat row, or take it over when the worker_id is there already.
+INSERT INTO headgate_worker_heartbeat (worker_id, instance_id, hostname, pid, queues, started_at, last_heartbeat_at) VALUES (%s, %s, %s, %s, %s, strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'), strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now')) ON CONFLICT (worker_id) DO UPDATE SET instance_id = excluded.instance_id, hostname = excluded.hostname, pid = excluded.pid, queues = excluded.queues, started_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'), last_heartbeat_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now')
+
+-- name: sqlite.heartbeats.SQL_RENEW_HEARTBEAT --
+-- Renew our own heartbeat row (primary key + instance).
+UPDATE headgate_worker_heartbeat SET last_heartbeat_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now') WHERE worker_id = %s AND instance_id = %s
+
+-- name: sqlite.sweep.SQL_ARCHIVE_COUNTS --
+-- Exact rows per month (SQLite is the development database: a count is cheap enough).
+SELECT min(evicted_at_ms), count(*) FROM headgate_job_archive GROUP BY strftime('%%Y%%m', evicted_at_ms / 1000, 'unixepoch')
+
+-- name: sqlite.sweep.SQL_ARCHIVE_HAS_ROWS --
+-- One row of a month's range, if any (headgate_archive_evicted_idx).
+SELECT EXISTS (SELECT 1 FROM headgate_job_archive WHERE evicted_at_ms >= %s AND evicted_at_ms < %s)
+
+-- name: sqlite.sweep.SQL_ARCHIVE_HAS_UNEXPIRED --
+-- Any row of a month's range not yet expired.
+SELECT EXISTS (SELECT 1 FROM headgate_job_archive WHERE evicted_at_ms >= %s AND evicted_at_ms < %s AND expires_at_ms > %s)
+
+-- name: sqlite.sweep.SQL_NOW_MS --
+-- Store clock in integer milliseconds (as evicted_at_ms).
+SELECT CAST((julianday('now') - 2440587.5) * 86400000.0 + 0.5 AS INTEGER)
+
+-- name: sqlite.sweep.SQL_SWEEP_ARCHIVE --
+-- Sweep step "copy" (select-then-write vendors): the selected rows of queues with an archive
+-- policy, into the archive; {archive_id} makes a random id, {now_ms} is the store clock in ms.
+INSERT INTO headgate_job_archive (archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, result, tags, created_at, finished_at, evicted_at_ms, archive_retention_ms)
+SELECT lower(hex(randomblob(16))), j.id, j.queue, j.task, j.args, j.kwargs, j.errors, j.attempts, j.fingerprint,
+       j.state, j.result, j.tags, j.created_at, j.finished_at, CAST((julianday('now') - 2440587.5) * 86400000.0 + 0.5 AS INTEGER), p.archive_retention / 1000
+FROM headgate_job AS j JOIN headgate_archive_policy AS p ON p.queue = j.queue
+WHERE j.id IN (%s, %s, %s)
+
+-- name: fragments.SQL_SWEEP_DELETE --
+-- Sweep step "delete" (same transaction): the selected rows, by primary key, still terminal.
+DELETE FROM headgate_job WHERE id IN (%s, %s, %s) AND state IN ('succeeded', 'dead', 'cancelled')
+
+-- name: sqlite.sweep.SQL_SWEEP_SELECT --
+-- SQLite's single writer stands in for SKIP LOCKED; a concurrent write makes a later step fail,
+-- not diverge.
+SELECT id FROM headgate_job WHERE state IN ('succeeded', 'dead', 'cancelled') AND expires_at <= strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now') AND queue = %s ORDER BY expires_at LIMIT %s
+
+-- name: sqlite.sweep.SQL_TRUNCATE_ARCHIVE_PARTITION --
+-- Prune a month: delete its range (the archive is one plain table).
+DELETE FROM headgate_job_archive WHERE evicted_at_ms >= %s AND evicted_at_ms < %s
+
+-- name: sqlite.worker.SQL_COMPLETE_MANY --
+-- Acknowledge many jobs in one fenced statement (row values; primary key). {result} is NULL or
+-- a CASE id WHEN ... THEN ... END of their results; {pairs} is one (%s, %s) per job.
+UPDATE headgate_job
+SET state = 'succeeded', result = CASE id WHEN %s THEN %s WHEN %s THEN %s END, finished_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'), expires_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', (SELECT '+' || (rc.duration / 1000000.0) || ' seconds' FROM headgate_retention_class rc WHERE rc."key" = headgate_job.retention_class)),
+    lease_owner = NULL, lease_expires_at = NULL
+WHERE state = 'running' AND (id, fence) IN (VALUES (%s, %s), (%s, %s), (%s, %s))
+RETURNING id
+
+-- name: fragments.SQL_READ_FENCES --
+-- State and fence of some jobs, consistent read without locks (primary key; {ids}: placeholders).
+SELECT id, state, fence FROM headgate_job WHERE id IN (%s, %s, %s)
+
+-- name: fragments.SQL_RELEASE --
+-- Give a lease back unspent: available again, the attempt not counted, run_at kept (fenced).
+UPDATE headgate_job
+SET state = 'available', attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
+    started_at = NULL
+WHERE id = %s AND fence = %s AND state = 'running' AND lease_owner = %s
+
+-- name: sqlite.worker.SQL_RENEW_MANY --
+-- Renew many leases in one fenced statement (row values; primary key), returning each renewed
+-- row's abort_requested_at (an IS NOT NULL in RETURNING is evaluated wrongly by SQLite 3.40);
+-- {pairs} is one (%s, %s) per lease.
+UPDATE headgate_job SET lease_expires_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', %s)
+WHERE state = 'running' AND lease_owner = %s AND (id, fence) IN (VALUES (%s, %s), (%s, %s), (%s, %s))
+RETURNING id, abort_requested_at
+
+-- name: sqlite.worker.SQL_SNOOZE --
+-- Snooze one job (fenced): available again after a bound strftime modifier, attempt not spent.
+UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', %s), snoozes = COALESCE(snoozes, 0) + 1, started_at = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+
+-- name: sqlite.SQL_GET_BUSY_TIMEOUT --
+-- The connection's wait for the database lock, in milliseconds (SQLite has no statement
+-- timeout; {ms} is an integer computed here, never caller text: PRAGMA takes no parameters).
+PRAGMA busy_timeout
+
+-- name: sqlite.SQL_SET_BUSY_TIMEOUT --
+-- Set the connection's busy timeout ({ms}: whole milliseconds).
+PRAGMA busy_timeout = 5000
