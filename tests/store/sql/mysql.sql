@@ -314,16 +314,25 @@ UNLOCK TABLES
 SELECT CURRENT_ROLE()
 
 -- name: privileges_mysql.SQL_GLOBAL_PRIVILEGES --
--- Global grants of the account (and its role).
-SELECT PRIVILEGE_TYPE FROM information_schema.USER_PRIVILEGES WHERE GRANTEE IN %s
+-- Global grants of the account (and its role); IS_GRANTABLE is how GRANT OPTION shows.
+SELECT PRIVILEGE_TYPE, IS_GRANTABLE FROM information_schema.USER_PRIVILEGES WHERE GRANTEE IN %s
+
+-- name: privileges_mysql.SQL_PUBLIC_GRANTS --
+-- What every account holds through MariaDB's PUBLIC (10.11+; information_schema hides it from
+-- ordinary accounts, SHOW GRANTS does not). An error (MySQL, older MariaDB): nothing granted.
+SHOW GRANTS FOR PUBLIC
 
 -- name: privileges_mysql.SQL_SCHEMA_PRIVILEGES --
 -- Database-level grants whose pattern matches this database (`db`.* or a wildcard grant).
-SELECT PRIVILEGE_TYPE FROM information_schema.SCHEMA_PRIVILEGES WHERE GRANTEE IN %s AND DATABASE() LIKE TABLE_SCHEMA
+SELECT PRIVILEGE_TYPE, IS_GRANTABLE FROM information_schema.SCHEMA_PRIVILEGES WHERE GRANTEE IN %s AND DATABASE() LIKE TABLE_SCHEMA
 
 -- name: privileges_mysql.SQL_SESSION --
 -- The connected account and database.
 SELECT CURRENT_USER(), DATABASE()
+
+-- name: privileges_mysql.SQL_SYSTEM_SCHEMA_PRIVILEGES --
+-- Grants on the `mysql` system schema (accounts and their password hashes), at either level.
+SELECT PRIVILEGE_TYPE FROM information_schema.SCHEMA_PRIVILEGES WHERE GRANTEE IN %s AND 'mysql' LIKE TABLE_SCHEMA UNION SELECT PRIVILEGE_TYPE FROM information_schema.TABLE_PRIVILEGES WHERE GRANTEE IN %s AND TABLE_SCHEMA = 'mysql'
 
 -- name: privileges_mysql.SQL_TABLES --
 -- Which Headgate tables exist (migrated).
@@ -331,4 +340,4 @@ SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()
 
 -- name: privileges_mysql.SQL_TABLE_PRIVILEGES --
 -- Table-level grants in this database.
-SELECT TABLE_NAME, PRIVILEGE_TYPE FROM information_schema.TABLE_PRIVILEGES WHERE GRANTEE IN %s AND TABLE_SCHEMA = DATABASE()
+SELECT TABLE_NAME, PRIVILEGE_TYPE, IS_GRANTABLE FROM information_schema.TABLE_PRIVILEGES WHERE GRANTEE IN %s AND TABLE_SCHEMA = DATABASE()

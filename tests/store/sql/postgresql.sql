@@ -596,6 +596,22 @@ SELECT set_config('lock_timeout', %s, false)
 -- The session's lock_timeout, read before DETACH ... CONCURRENTLY and restored after it.
 SHOW lock_timeout
 
+-- name: privileges_postgresql.SQL_DATABASE_CREATE --
+-- CREATE on the connected database (new schemas: DDL outside Headgate's tables).
+SELECT has_database_privilege(current_database(), 'CREATE')
+
+-- name: privileges_postgresql.SQL_POWERS --
+-- The roles the connected role is a member of (itself included; membership through other roles
+-- too, since it can SET ROLE to them) that carry a power no runtime or retention role needs: a
+-- role attribute, or one of the predefined roles named in the list.
+SELECT r.rolname, r.rolname = current_user, r.rolsuper, r.rolcreaterole, r.rolcreatedb,
+       r.rolreplication, r.rolbypassrls, r.rolname = ANY(%s)
+FROM pg_roles r
+WHERE pg_has_role(current_user, r.oid, 'MEMBER')
+  AND (r.rolsuper OR r.rolcreaterole OR r.rolcreatedb OR r.rolreplication OR r.rolbypassrls
+       OR r.rolname = ANY(%s))
+ORDER BY r.rolname
+
 -- name: privileges_postgresql.SQL_SESSION --
 -- Who is connected, in which database and schema, and the schema privileges that matter.
 SELECT current_user, current_database(), current_schema(),
