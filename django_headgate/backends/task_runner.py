@@ -25,7 +25,7 @@ from ..exceptions import UnknownTask, UnregisteredTask
 from ..registry import DJANGO_TASK, is_registered
 from ..store import get_store
 from ..worker.context import current_job
-from ..worker.executor import describe_error
+from ..worker.error_entries import describe_error
 from .task_backend import HeadgateBackend, send_task_signal
 from .task_results import (
     build_result_envelope,

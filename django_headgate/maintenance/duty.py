@@ -25,7 +25,7 @@ from django.db import DatabaseError, connections
 
 from .. import metrics
 from ..signals import duty_finished
-from ..worker.executor import scrub_database_text
+from ..worker.error_entries import scrub_database_text
 from .outcomes import record_outcome
 
 logger = logging.getLogger(__name__)

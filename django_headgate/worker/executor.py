@@ -1,9 +1,7 @@
 """Runs one claimed job and reports its outcome (the job threads are in ``threads.py``)."""
 
 import logging
-import re
 import time
-import traceback
 from dataclasses import dataclass
 
 from django.db import connections
@@ -14,8 +12,8 @@ from ..payload import load_json
 from ..registry import get_task
 from ..signals import attempt_outcome, send_job_finished, send_job_started
 from ..snooze import Snooze
-from ..store.entries import class_entry
 from .context import JobContext, _set_current_job, json_result
+from .error_entries import describe_error
 
 logger = logging.getLogger(__name__)
 
@@ -40,31 +38,6 @@ class Outcome:
     @property
     def is_snooze(self):
         return self.snooze_seconds is not None
-
-
-# Database error texts quote row values: PostgreSQL's DETAIL/CONTEXT/HINT lines ("Key
-# (email)=(a@b.c) already exists"), its LINE n: echo of the statement (client-side binding puts
-# the values in it) with the caret under it, and MariaDB's "Duplicate entry '<value>'". They are
-# removed before an error entry is stored (DESIGN §10).
-_DATABASE_DETAIL_LINE = re.compile(
-    r"^[ \t]*(?:DETAIL|CONTEXT|HINT|WHERE|LINE \d+): .*$(?:\n^[ \t]*\^[ \t]*$)?", re.MULTILINE)
-# MariaDB does not escape quotes inside the value: take everything up to "' for key/column".
-_QUOTED_ROW_VALUE = re.compile(r"(Duplicate entry |Incorrect [\w ]+ value: )'.*'(?= for (?:key|column) )")
-SCRUBBED = "[database detail removed]"
-
-
-def scrub_database_text(text):
-    """``text`` without the lines and quoted values by which database errors repeat row data."""
-    text = _DATABASE_DETAIL_LINE.sub(SCRUBBED, text)
-    return _QUOTED_ROW_VALUE.sub(r"\1'[value removed]'", text)
-
-
-def describe_error(exc, attempt, worker_id=None):
-    """The ``errors`` entry of a failed attempt (the store adds the store-clock ``at``): the one
-    entry format of ``store.entries``, which the rescue's ``LeaseExpired`` entries share, with
-    database detail scrubbed from message and traceback before they are cut to their limits."""
-    return class_entry(type(exc), attempt, scrub_database_text(str(exc)),
-                       scrub_database_text("".join(traceback.format_exception(exc))), worker_id)
 
 
 def run_job(claimed, store, worker_id, output_max_chars, max_snoozes=MAX_SNOOZES_DEFAULT,
