@@ -25,6 +25,7 @@ from ..conf import get_settings
 from ..exceptions import HeadgateError, InvalidJob
 from ..ids import uuid7
 from ..registry import register_django_task
+from ..signals import call_receivers, receiver_name
 from ..validation import check_max_attempts, check_queue_name, check_tags, check_timeout, check_unique_key
 from .checks import E_TASKS_OPTIONS, E_TASKS_QUEUE
 from .task_results import (
@@ -80,15 +81,14 @@ def check_options(options, names):
 
 
 def send_task_signal(signal, sender, task_result):
-    """Send a Django Tasks signal robustly: a receiver's exception is logged, never raised."""
-    for receiver, response in signal.send_robust(sender=sender, task_result=task_result):
-        if isinstance(response, Exception):
-            logger.error(
-                "A Django Tasks signal receiver raised; the job is unaffected.",
-                exc_info=response,
-                extra={"action": "task_signal_error", "job_id": task_result.id,
-                       "receiver": getattr(receiver, "__qualname__", repr(receiver))},
-            )
+    """Send a Django Tasks signal robustly: a receiver's exception (any ``BaseException`` but a
+    real interrupt, as for Headgate's own signals) is logged, never raised."""
+    for receiver, error in call_receivers(signal, sender, task_result=task_result):
+        logger.error(
+            "A Django Tasks signal receiver raised; the job is unaffected.",
+            exc_info=error,
+            extra={"action": "task_signal_error", "job_id": task_result.id, "receiver": receiver_name(receiver)},
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
