@@ -77,6 +77,11 @@ ARCHIVE_PRUNE_TIMEOUT_DEFAULT = 5 * MINUTE
 #: Snoozes a job may take (``raise headgate.Snooze``); the next one is a failed attempt.
 MAX_SNOOZES_DEFAULT = 100
 MAX_SNOOZES_RANGE = (0, 10_000)
+#: What a job may store: its result and its progress each encode to at most this many bytes of
+#: JSON (a larger result fails the attempt with ResultTooLarge). The range is MAX_PAYLOAD_BYTES's:
+#: MariaDB's default max_allowed_packet (16 MiB) holds the largest, escaped, with room to spare.
+MAX_RESULT_BYTES_DEFAULT = 1_048_576
+MAX_RESULT_BYTES_RANGE = (1024, 4_194_304)
 
 
 def _duty_fields(section, prefix="", *, timeout=BATCH_TIMEOUT_DEFAULT, max_batches=MAX_BATCHES_DEFAULT,
@@ -115,6 +120,8 @@ FIELDS = (
     Field(("PREPARED_STATEMENTS",), True, "bool",
           doc="PostgreSQL: prepare the worker's and enqueue's hot statements (False behind PgBouncer < 1.21)."),
     Field(("MAX_PAYLOAD_BYTES",), 1_048_576, "int", 1024, 4_194_304, "Largest encoded args + kwargs."),
+    Field(("MAX_RESULT_BYTES",), MAX_RESULT_BYTES_DEFAULT, "int", *MAX_RESULT_BYTES_RANGE,
+          "Largest encoded result (and progress) of a job; larger fails the attempt (ResultTooLarge)."),
     Field(("RETENTION_CLASSES",), {}, "mapping", doc="Retention classes registered at start-up."),
     Field(("RESCUE", "INTERVAL"), 30, "duration", 1, HOUR, "Cadence of the lease-rescue duty."),
     Field(("RESCUE", "BATCH_SIZE"), 500, "int", 1, 10_000, "Expired leases rescued per batch."),

@@ -106,3 +106,19 @@ def test_a_receiver_raising_cancelled_error_changes_nothing(received, caplog):
         ("started", TaskResultStatus.RUNNING), ("finished", TaskResultStatus.SUCCESSFUL)]
     errors = [r for r in caplog.records if getattr(r, "action", None) == "task_signal_error"]
     assert len(errors) == 3 and all(r.exc_info[0] is asyncio.CancelledError for r in errors)
+
+
+def test_a_result_over_max_result_bytes_is_reported_failed(received, settings):
+    """The runner reports what the worker records: FAILED with ResultTooLarge, not SUCCESSFUL."""
+    from django_headgate.exceptions import ResultTooLarge
+
+    settings.HEADGATE = {**settings.HEADGATE, "MAX_RESULT_BYTES": 2048}
+    fits, too_large = django_tasks.text_of.enqueue(1900), django_tasks.text_of.enqueue(2048)
+    run_burst()
+    statuses = {r.id: (r.status, [e.exception_class for e in r.errors]) for name, _, r in received if name == "finished"}
+    for result, status in ((fits, TaskResultStatus.SUCCESSFUL), (too_large, TaskResultStatus.FAILED)):
+        stored = default_task_backend.get_result(result.id)
+        assert statuses[result.id] == (stored.status, [e.exception_class for e in stored.errors])
+        assert stored.status == status
+    assert statuses[too_large.id][1] == [ResultTooLarge]
+    assert Job.objects.get(pk=too_large.id).result is None
