@@ -148,13 +148,38 @@ def check_timeout(timeout):
     return seconds
 
 
-def check_unique_key(unique_key):
+def check_unique_key(unique_key, *, is_periodic_tick=False):
+    """None, or a string of 1 to 255 characters of valid text outside the reserved ``periodic:``
+    namespace (only the periodic duty passes ``is_periodic_tick``). Raises InvalidUniqueKey."""
     if unique_key is None:
         return None
     if not isinstance(unique_key, str) or not 1 <= len(unique_key) <= UNIQUE_KEY_MAX_LENGTH:
         raise InvalidUniqueKey(f"unique_key must be a string of 1 to {UNIQUE_KEY_MAX_LENGTH} characters.",
                                field="unique_key")
-    return check_text(unique_key, "unique_key")
+    check_text(unique_key, "unique_key")
+    if not is_periodic_tick and is_periodic_key(unique_key):
+        raise InvalidUniqueKey(
+            f"unique_key {unique_key[:80]!r} is in the namespace {PERIODIC_KEY_PREFIX!r}, reserved for the ticks "
+            "of periodic schedules: use a key of your own.", field="unique_key", reason="reserved_prefix")
+    return unique_key
+
+
+#: The unique keys of periodic ticks, ``periodic:<schedule>:<tick>``: the periodic duty's alone,
+#: so that no caller can take a tick's key first (and make that tick a late or a foreign job).
+PERIODIC_KEY_PREFIX = "periodic:"
+# What a case- and accent-insensitive collation (MariaDB's _ci, the usual utf8mb4 default) does
+# not tell apart: letters under marks, compatibility forms, ignorable control/format characters.
+_COLLATION_BLIND = frozenset({"Mn", "Me", "Cc", "Cf"})
+
+
+def is_periodic_key(unique_key):
+    """True when ``unique_key`` starts with ``periodic:`` as a case- and accent-insensitive
+    collation compares it (``PERIODIC:``, ``périodic:`` and ``ｐeriodic:`` are the same key there)."""
+    if unique_key.isascii() and unique_key.isprintable():
+        return unique_key[:len(PERIODIC_KEY_PREFIX)].lower() == PERIODIC_KEY_PREFIX
+    folded = "".join(c for c in unicodedata.normalize("NFKD", unique_key)
+                     if unicodedata.category(c) not in _COLLATION_BLIND)
+    return folded.casefold().startswith(PERIODIC_KEY_PREFIX)
 
 
 def check_tags(tags):
