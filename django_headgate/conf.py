@@ -19,7 +19,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 
-from .durations import DAY, HOUR, MINUTE, describe_duration, plain_number
+from .durations import DAY, HOUR, MINUTE, describe_duration, plain_number, shown_value
 from .periodic import periodic_setting_errors
 from .validation import QUEUE_NAME_RE, retention_class_setting_errors
 
@@ -208,25 +208,27 @@ def _convert(field, raw):
     if field.kind == "bool":
         if isinstance(raw, bool):
             return raw, None
-        return None, f"{field.name} must be True or False (got {raw!r})."
+        return None, f"{field.name} must be True or False (got {shown_value(raw)})."
     if field.kind == "str":
         if isinstance(raw, str) and raw:
             return raw, None
-        return None, f"{field.name} must be a non-empty string (got {raw!r})."
+        return None, f"{field.name} must be a non-empty string (got {shown_value(raw)})."
     if field.kind == "queue":
         if isinstance(raw, str) and QUEUE_NAME_RE.fullmatch(raw):
             return raw, None
-        return None, f"{field.name} must be a queue name: 1 to 64 characters from [A-Za-z0-9_.-] (got {raw!r})."
+        return None, (f"{field.name} must be a queue name: 1 to 64 characters from [A-Za-z0-9_.-] "
+                      f"(got {shown_value(raw)}).")
     if field.kind == "modules":
         if isinstance(raw, (list, tuple)) and all(isinstance(item, str) and MODULE_PATH_RE.fullmatch(item)
                                                   for item in raw):
             return tuple(raw), None
-        return None, f"{field.name} must be a list of dotted module paths such as 'myapp.tasks' (got {raw!r})."
+        return None, (f"{field.name} must be a list of dotted module paths such as 'myapp.tasks' "
+                      f"(got {shown_value(raw)}).")
     if field.kind == "choice":
         if isinstance(raw, str) and raw in field.choices:
             return raw, None
         allowed = " or ".join(repr(choice) for choice in field.choices)
-        return None, f"{field.name} must be {allowed} (got {raw!r})."
+        return None, f"{field.name} must be {allowed} (got {shown_value(raw)})."
     if field.kind == "mapping":
         if isinstance(raw, dict):
             return dict(raw), None
@@ -234,13 +236,13 @@ def _convert(field, raw):
     if field.kind == "duration" and isinstance(raw, timedelta):
         value = raw.total_seconds()
     elif isinstance(raw, bool) or not isinstance(raw, (int, float)):
-        return None, f"{field.name} must be {_describe_range(field)} (got {raw!r})."
+        return None, f"{field.name} must be {_describe_range(field)} (got {shown_value(raw)})."
     elif field.kind == "int" and not isinstance(raw, int):
-        return None, f"{field.name} must be {_describe_range(field)} (got {raw!r})."
+        return None, f"{field.name} must be {_describe_range(field)} (got {shown_value(raw)})."
     else:
         value = raw
     if not field.minimum <= value <= field.maximum:
-        return None, f"{field.name} must be {_describe_range(field)} (got {raw!r})."
+        return None, f"{field.name} must be {_describe_range(field)} (got {shown_value(raw)})."
     return (float(value) if field.kind == "duration" else value), None
 
 
@@ -322,7 +324,8 @@ def _cross_field_errors(values):
         errors.extend(
             (f"HEADGATE['POOLING'][{alias!r}]",
              f"HEADGATE['POOLING'][{alias!r}] must be one of {', '.join(map(repr, POOLING_MODES))} (got "
-             f"{mode!r}); statement pooling cannot work: Headgate's writes are multi-statement transactions.")
+             f"{shown_value(mode)}); statement pooling cannot work: Headgate's writes are multi-statement "
+             "transactions.")
             for alias, mode in pooling.items() if mode not in POOLING_MODES)
     classes = values.get("retention_classes")
     if isinstance(classes, dict):

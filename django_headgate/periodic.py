@@ -19,7 +19,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from cronsim import CronSim, CronSimError
 
 from .exceptions import InvalidArguments
-from .validation import PERIODIC_KEY_PREFIX, QUEUE_NAME_RE, dump_json
+from .payload import check_args
+from .validation import PERIODIC_KEY_PREFIX, QUEUE_NAME_RE
 
 SCHEDULE_NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 SCHEDULE_KEYS = frozenset({"task", "cron", "args", "kwargs", "queue", "timezone"})
@@ -122,13 +123,10 @@ def _schedule_errors(name, entry):
     args, kwargs = entry.get("args", []), entry.get("kwargs", {})
     if not isinstance(args, (list, tuple)):
         errors.append(f"{where}['args'] must be a list (got {type(args).__name__}).")
-    if not isinstance(kwargs, dict):
-        errors.append(f"{where}['kwargs'] must be a dict (got {type(kwargs).__name__}).")
-    else:
-        try:
-            dump_json([list(args) if isinstance(args, (list, tuple)) else [], kwargs], "arguments")
-        except InvalidArguments as exc:
-            errors.append(f"{where}: {exc}")
+    try:  # enqueue's own rule: JSON, and kwargs a dict with string keys
+        check_args(args if isinstance(args, (list, tuple)) else [], kwargs)
+    except InvalidArguments as exc:
+        errors.append(f"{where}: {exc}")
     queue = entry.get("queue")
     if queue is not None and (not isinstance(queue, str) or not QUEUE_NAME_RE.fullmatch(queue)):
         errors.append(f"{where}['queue'] must be 1 to 64 characters from [A-Za-z0-9_.-] (got {queue!r}).")

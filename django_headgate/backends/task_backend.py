@@ -24,6 +24,7 @@ from django.utils.json import normalize_json
 from ..conf import get_settings
 from ..exceptions import HeadgateError, InvalidJob
 from ..ids import uuid7
+from ..payload import check_kwargs
 from ..registry import register_django_task
 from ..signals import call_receivers, receiver_name
 from ..validation import check_max_attempts, check_queue_name, check_tags, check_timeout, check_unique_key
@@ -212,8 +213,8 @@ class HeadgateBackend(BaseTaskBackend):
         """Write the Task as a Headgate job in the caller's transaction; return its TaskResult.
 
         Raises InvalidTask (Django's validation), TypeError/ValueError for arguments that are
-        not JSON, and HeadgateError subclasses for Headgate's checks (unknown retention class,
-        IdempotencyConflict) -- all before anything is written. With a ``unique_key`` already
+        not JSON, and HeadgateError subclasses for Headgate's checks (kwargs keys that are not
+        strings, unknown retention class, IdempotencyConflict) -- all before anything is written. With a ``unique_key`` already
         held by a hot job with the same arguments, that job's result is returned.
         """
         from .. import api
@@ -222,6 +223,7 @@ class HeadgateBackend(BaseTaskBackend):
         if self.option_errors:
             raise InvalidTaskBackend(
                 f"TASKS[{self.alias!r}]['OPTIONS'] is invalid: {' '.join(self.option_errors)}")
+        check_kwargs(kwargs)  # JSON would make {1: 2} {"1": 2}: the Task would get other arguments
         payload = build_payload(task, self.alias, normalize_json(args), normalize_json(kwargs))
         job_id = uuid7()
         job = api.enqueue(stored_task_path(task), kwargs=payload, queue=task.queue_name, priority=task.priority,
