@@ -68,7 +68,8 @@ def _has_listeners(signal):
 def is_real_interrupt(exc):
     """True for ``KeyboardInterrupt``/``SystemExit`` in the main thread (where Ctrl-C and exits
     land); in any other thread such an exception can only be raised by code it runs."""
-    return isinstance(exc, (KeyboardInterrupt, SystemExit)) and threading.current_thread() is threading.main_thread()
+    return (isinstance(exc, (KeyboardInterrupt, SystemExit))
+            and threading.current_thread() is threading.main_thread())
 
 
 def call_receivers(signal, sender, **named):

@@ -161,8 +161,9 @@ def check_unique_key(unique_key, *, is_periodic_tick=False):
     check_text(unique_key, "unique_key")
     if not is_periodic_tick and is_periodic_key(unique_key):
         raise InvalidUniqueKey(
-            f"unique_key {unique_key[:80]!r} is in the namespace {PERIODIC_KEY_PREFIX!r}, reserved for the ticks "
-            "of periodic schedules: use a key of your own.", field="unique_key", reason="reserved_prefix")
+            f"unique_key {shown_value(unique_key)} is in the namespace {PERIODIC_KEY_PREFIX!r}, reserved "
+            "for the ticks of periodic schedules: use a key of your own.", field="unique_key",
+            reason="reserved_prefix")
     return unique_key
 
 

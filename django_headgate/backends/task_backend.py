@@ -88,7 +88,8 @@ def send_task_signal(signal, sender, task_result):
         logger.error(
             "A Django Tasks signal receiver raised; the job is unaffected.",
             exc_info=error,
-            extra={"action": "task_signal_error", "job_id": task_result.id, "receiver": receiver_name(receiver)},
+            extra={"action": "task_signal_error", "job_id": task_result.id,
+                   "receiver": receiver_name(receiver)},
         )
 
 
@@ -214,8 +215,9 @@ class HeadgateBackend(BaseTaskBackend):
 
         Raises InvalidTask (Django's validation), TypeError/ValueError for arguments that are
         not JSON, and HeadgateError subclasses for Headgate's checks (kwargs keys that are not
-        strings, unknown retention class, IdempotencyConflict) -- all before anything is written. With a ``unique_key`` already
-        held by a hot job with the same arguments, that job's result is returned.
+        strings, unknown retention class, IdempotencyConflict) -- all before anything is
+        written. With a ``unique_key`` already held by a hot job with the same arguments, that
+        job's result is returned.
         """
         from .. import api
 

@@ -92,7 +92,8 @@ class PeriodicDuty(Duty):
         from ..api import enqueue_periodic_tick
 
         return enqueue_periodic_tick(schedule.task, schedule.args, schedule.kwargs, queue=schedule.queue,
-                                     run_at=tick, unique_key=schedule.unique_key(tick), using=self.store.alias)
+                                     run_at=tick, unique_key=schedule.unique_key(tick),
+                                     using=self.store.alias)
 
     def next_run_at(self, outcome):
         """The earliest next tick of any schedule, at most ``PERIODIC_INTERVAL`` away; after a

@@ -73,5 +73,6 @@ def json_result(value):
 def result_too_large(what, size, limit):
     """The ResultTooLarge of a ``what`` ("result" or "progress") of ``size`` bytes of JSON."""
     return ResultTooLarge(
-        f"The task's {what} encodes to {size:,} bytes of JSON; HEADGATE['MAX_RESULT_BYTES'] allows {limit:,}.",
+        f"The task's {what} encodes to {size:,} bytes of JSON; HEADGATE['MAX_RESULT_BYTES'] allows "
+        f"{limit:,}.",
         field=what, size=size, limit=limit)
