@@ -1,6 +1,8 @@
 """Django signals sent by django-headgate, and the one robust way they are sent.
 
-``duty_finished(sender=<Duty class>, outcome=DutyOutcome)``: after every maintenance pass.
+``duty_finished(sender=<Duty class>, outcome=DutyOutcome)``: after every maintenance pass (its
+receivers are called with :func:`call_receivers` too: one that raises is logged,
+``action=duty_signal_error``, and never stops the maintainer).
 
 Job lifecycle (native jobs and Django Tasks jobs alike; ``sender`` is the ``Job`` model class):
 
