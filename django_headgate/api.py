@@ -30,17 +30,29 @@ def enqueue(task, args=(), kwargs=None, *, queue=None, priority=None, run_at=Non
     ``unique_key``: when a hot job already holds the key, that job is returned if its
     fingerprint (task + arguments) matches, else ``IdempotencyConflict`` is raised. The key is
     held until the row is evicted (``unique_until="evicted"``) or only while the job is not
-    terminal (``"finished"``, see ``unique_modes.py``). ``timeout`` (seconds or a timedelta,
-    0.1 s to 7 days; default the task's option, else none) limits each attempt: at the deadline
-    the attempt fails with ``JobTimeout`` (docs/job-control.md). Raises a ``HeadgateError``
-    subclass for bad input, before any row is written.
+    terminal (``"finished"``, see ``unique_modes.py``); keys starting ``periodic:`` are the
+    periodic schedules' and refused here (``InvalidUniqueKey``). ``timeout`` (seconds or a
+    timedelta, 0.1 s to 7 days; default the task's option, else none) limits each attempt: at the
+    deadline the attempt fails with ``JobTimeout`` (docs/job-control.md). Raises a
+    ``HeadgateError`` subclass for bad input, before any row is written.
     """
+    spec = JobSpec(task, args, kwargs or {}, queue, priority, run_at, delay, max_attempts,
+                   retention_class, retain_forever, tags, job_id, timeout)
+    return _enqueue(spec, unique_key, unique_until, using)
+
+
+def enqueue_periodic_tick(task, args, kwargs, *, queue, run_at, unique_key, using):
+    """The periodic duty's enqueue of one tick: as :func:`enqueue`, with the tick's key in the
+    ``periodic:`` namespace that every other caller is refused (``InvalidUniqueKey``)."""
+    spec = JobSpec(task, args, kwargs or {}, queue, run_at=run_at)
+    return _enqueue(spec, unique_key, "evicted", using, is_periodic_tick=True)
+
+
+def _enqueue(spec, unique_key, unique_until, using, is_periodic_tick=False):
     conf = get_settings()
     using = using or conf.database
     mode = check_unique_until(unique_until, unique_key)
-    spec = JobSpec(task, args, kwargs or {}, queue, priority, run_at, delay, max_attempts,
-                   retention_class, retain_forever, tags, job_id, timeout)
-    new_job = build_new_job(spec, conf, using, unique_key=unique_key)
+    new_job = build_new_job(spec, conf, using, unique_key=unique_key, is_periodic_tick=is_periodic_tick)
     store = get_store(using)
     if mode == FINISHED:
         return enqueue_until_finished(store, new_job, job_instance)

@@ -19,7 +19,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 
-from .durations import DAY, HOUR, MINUTE, describe_duration, plain_number
+from .durations import DAY, HOUR, MINUTE, describe_duration, plain_number, shown_value
 from .periodic import periodic_setting_errors
 from .validation import QUEUE_NAME_RE, retention_class_setting_errors
 
@@ -77,6 +77,11 @@ ARCHIVE_PRUNE_TIMEOUT_DEFAULT = 5 * MINUTE
 #: Snoozes a job may take (``raise headgate.Snooze``); the next one is a failed attempt.
 MAX_SNOOZES_DEFAULT = 100
 MAX_SNOOZES_RANGE = (0, 10_000)
+#: What a job may store: its result and its progress each encode to at most this many bytes of
+#: JSON (a larger result fails the attempt with ResultTooLarge). The range is MAX_PAYLOAD_BYTES's:
+#: MariaDB's default max_allowed_packet (16 MiB) holds the largest, escaped, with room to spare.
+MAX_RESULT_BYTES_DEFAULT = 1_048_576
+MAX_RESULT_BYTES_RANGE = (1024, 4_194_304)
 
 
 def _duty_fields(section, prefix="", *, timeout=BATCH_TIMEOUT_DEFAULT, max_batches=MAX_BATCHES_DEFAULT,
@@ -115,6 +120,8 @@ FIELDS = (
     Field(("PREPARED_STATEMENTS",), True, "bool",
           doc="PostgreSQL: prepare the worker's and enqueue's hot statements (False behind PgBouncer < 1.21)."),
     Field(("MAX_PAYLOAD_BYTES",), 1_048_576, "int", 1024, 4_194_304, "Largest encoded args + kwargs."),
+    Field(("MAX_RESULT_BYTES",), MAX_RESULT_BYTES_DEFAULT, "int", *MAX_RESULT_BYTES_RANGE,
+          "Largest encoded result (and progress) of a job; larger fails the attempt (ResultTooLarge)."),
     Field(("RETENTION_CLASSES",), {}, "mapping", doc="Retention classes registered at start-up."),
     Field(("RESCUE", "INTERVAL"), 30, "duration", 1, HOUR, "Cadence of the lease-rescue duty."),
     Field(("RESCUE", "BATCH_SIZE"), 500, "int", 1, 10_000, "Expired leases rescued per batch."),
@@ -201,25 +208,27 @@ def _convert(field, raw):
     if field.kind == "bool":
         if isinstance(raw, bool):
             return raw, None
-        return None, f"{field.name} must be True or False (got {raw!r})."
+        return None, f"{field.name} must be True or False (got {shown_value(raw)})."
     if field.kind == "str":
         if isinstance(raw, str) and raw:
             return raw, None
-        return None, f"{field.name} must be a non-empty string (got {raw!r})."
+        return None, f"{field.name} must be a non-empty string (got {shown_value(raw)})."
     if field.kind == "queue":
         if isinstance(raw, str) and QUEUE_NAME_RE.fullmatch(raw):
             return raw, None
-        return None, f"{field.name} must be a queue name: 1 to 64 characters from [A-Za-z0-9_.-] (got {raw!r})."
+        return None, (f"{field.name} must be a queue name: 1 to 64 characters from [A-Za-z0-9_.-] "
+                      f"(got {shown_value(raw)}).")
     if field.kind == "modules":
         if isinstance(raw, (list, tuple)) and all(isinstance(item, str) and MODULE_PATH_RE.fullmatch(item)
                                                   for item in raw):
             return tuple(raw), None
-        return None, f"{field.name} must be a list of dotted module paths such as 'myapp.tasks' (got {raw!r})."
+        return None, (f"{field.name} must be a list of dotted module paths such as 'myapp.tasks' "
+                      f"(got {shown_value(raw)}).")
     if field.kind == "choice":
         if isinstance(raw, str) and raw in field.choices:
             return raw, None
         allowed = " or ".join(repr(choice) for choice in field.choices)
-        return None, f"{field.name} must be {allowed} (got {raw!r})."
+        return None, f"{field.name} must be {allowed} (got {shown_value(raw)})."
     if field.kind == "mapping":
         if isinstance(raw, dict):
             return dict(raw), None
@@ -227,13 +236,13 @@ def _convert(field, raw):
     if field.kind == "duration" and isinstance(raw, timedelta):
         value = raw.total_seconds()
     elif isinstance(raw, bool) or not isinstance(raw, (int, float)):
-        return None, f"{field.name} must be {_describe_range(field)} (got {raw!r})."
+        return None, f"{field.name} must be {_describe_range(field)} (got {shown_value(raw)})."
     elif field.kind == "int" and not isinstance(raw, int):
-        return None, f"{field.name} must be {_describe_range(field)} (got {raw!r})."
+        return None, f"{field.name} must be {_describe_range(field)} (got {shown_value(raw)})."
     else:
         value = raw
     if not field.minimum <= value <= field.maximum:
-        return None, f"{field.name} must be {_describe_range(field)} (got {raw!r})."
+        return None, f"{field.name} must be {_describe_range(field)} (got {shown_value(raw)})."
     return (float(value) if field.kind == "duration" else value), None
 
 
@@ -315,7 +324,8 @@ def _cross_field_errors(values):
         errors.extend(
             (f"HEADGATE['POOLING'][{alias!r}]",
              f"HEADGATE['POOLING'][{alias!r}] must be one of {', '.join(map(repr, POOLING_MODES))} (got "
-             f"{mode!r}); statement pooling cannot work: Headgate's writes are multi-statement transactions.")
+             f"{shown_value(mode)}); statement pooling cannot work: Headgate's writes are multi-statement "
+             "transactions.")
             for alias, mode in pooling.items() if mode not in POOLING_MODES)
     classes = values.get("retention_classes")
     if isinstance(classes, dict):

@@ -153,3 +153,9 @@ class SnoozeLimitExceeded(HeadgateError):
 # Never raised: it names the errors entry of a job whose result the database refused to store.
 class ResultNotStored(HeadgateError):
     """The task's result could not be stored; the job failed instead."""
+
+
+# The worker records it in ``errors`` for a result (the attempt fails and is not retried: the
+# task would return the same); ``current_job().set_progress`` raises it for a progress value.
+class ResultTooLarge(HeadgateError):
+    """The job's result (or progress) encodes to more than HEADGATE['MAX_RESULT_BYTES']; it was not stored."""

@@ -85,11 +85,12 @@ def _first_set(*values):
     return next((value for value in values if value is not None), None)
 
 
-def build_new_job(spec, conf, using, unique_key=None, options=None):
+def build_new_job(spec, conf, using, unique_key=None, options=None, is_periodic_tick=False):
     """Validate a JobSpec into a NewJob ready to insert; raises before anything is written.
 
     An option the spec leaves None takes the registered task's default, then the setting's.
-    ``options``: an :class:`OptionsCache` shared by the specs of one ``enqueue_many`` call."""
+    ``options``: an :class:`OptionsCache` shared by the specs of one ``enqueue_many`` call.
+    ``is_periodic_tick``: the periodic duty's own enqueue, whose key is in the reserved namespace."""
     task, queue, priority, max_attempts, tags_json, retention_class, timeout = (
         _resolve_options(spec, conf, using) if options is None else options.resolve(spec))
     _, _, args_json, kwargs_json = check_args(spec.args, spec.kwargs or {}, conf.max_payload_bytes)
@@ -104,7 +105,7 @@ def build_new_job(spec, conf, using, unique_key=None, options=None):
         run_at=run_at,
         delay_seconds=_delay_seconds(run_at, spec.delay),
         max_attempts=max_attempts,
-        unique_key=check_unique_key(unique_key),
+        unique_key=check_unique_key(unique_key, is_periodic_tick=is_periodic_tick),
         fingerprint=fingerprint(task, args_json, kwargs_json),
         tags_json=tags_json,
         retention_class=retention_class,

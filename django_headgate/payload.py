@@ -104,13 +104,26 @@ def _check_json_depth(value, what):
             stack.extend((child, depth + 1) for child in _json_children(item))
 
 
+def check_kwargs(kwargs):
+    """``kwargs`` when it is a dict whose keys are all strings (keyword arguments are names; JSON
+    would turn ``{1: 2}`` into ``{"1": 2}`` and the task would get other arguments), else
+    InvalidArguments (``field="kwargs"``)."""
+    if not isinstance(kwargs, dict):
+        raise InvalidArguments(f"kwargs must be a dict with string keys (got {type(kwargs).__name__}).",
+                               field="kwargs")
+    for key in kwargs:
+        if not isinstance(key, str):
+            raise InvalidArguments(f"kwargs must be a dict with string keys (got a key of type "
+                                   f"{type(key).__name__}).", field="kwargs")
+    return kwargs
+
+
 def check_args(args, kwargs, max_bytes=None):
     """Return (args list, kwargs dict, args JSON, kwargs JSON); with ``max_bytes``, their
     encoded size together must not exceed it (PayloadTooLarge)."""
     if isinstance(args, (str, bytes, dict)) or not hasattr(args, "__iter__"):
         raise InvalidArguments(f"args must be a list or tuple (got {type(args).__name__}).", field="args")
-    if not isinstance(kwargs, dict) or not all(isinstance(k, str) for k in kwargs):
-        raise InvalidArguments("kwargs must be a dict with string keys.", field="kwargs")
+    check_kwargs(kwargs)
     args = list(args)
     args_json, kwargs_json = dump_json(args, "args"), dump_json(kwargs, "kwargs")
     size = len(args_json) + len(kwargs_json)  # ASCII text: characters are bytes

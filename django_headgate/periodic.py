@@ -4,7 +4,8 @@ A schedule is ``{"name": {"task": "app.tasks.f", "cron": "*/5 * * * *", "args": 
 "queue": "default", "timezone": "UTC"}}``; only ``task`` and ``cron`` are required. Cron
 expressions are evaluated by `cronsim <https://pypi.org/project/cronsim/>`_ (five fields, Debian
 cron semantics, DST handled through ``zoneinfo``) in the schedule's time zone; a tick is an aware
-datetime, and its unique key is ``periodic:<name>:<tick in UTC, ISO 8601>``.
+datetime, and its unique key is ``periodic:<name>:<tick in UTC, ISO 8601>`` (a namespace no
+other caller may use: ``validation.check_unique_key``).
 
 This module only computes: the ``periodic`` duty (``maintenance/periodic.py``) enqueues the due
 ticks, by the store clock it passes in.
@@ -18,11 +19,11 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from cronsim import CronSim, CronSimError
 
 from .exceptions import InvalidArguments
-from .validation import QUEUE_NAME_RE, dump_json
+from .payload import check_args
+from .validation import PERIODIC_KEY_PREFIX, QUEUE_NAME_RE
 
 SCHEDULE_NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 SCHEDULE_KEYS = frozenset({"task", "cron", "args", "kwargs", "queue", "timezone"})
-UNIQUE_KEY_PREFIX = "periodic"
 SETTING = "HEADGATE['PERIODIC']"
 #: A schedule with no tick in this long is refused (cronsim looks 50 years ahead at most).
 NO_TICK_HORIZON = timedelta(days=366 * 5)
@@ -46,7 +47,7 @@ class Schedule:
 
     def unique_key(self, tick):
         """``periodic:<name>:<tick UTC ISO>``: the key that makes a tick's job exactly one."""
-        return f"{UNIQUE_KEY_PREFIX}:{self.name}:{tick.astimezone(UTC).isoformat()}"
+        return f"{PERIODIC_KEY_PREFIX}{self.name}:{tick.astimezone(UTC).isoformat()}"
 
     def latest_ticks(self, now, after, limit):
         """Up to ``limit`` ticks ``t`` with ``after < t <= now``, oldest first (UTC datetimes).
@@ -67,10 +68,19 @@ class Schedule:
         return next((tick.astimezone(UTC) for tick in CronSim(self.cron, now.astimezone(self.zone))), None)
 
 
-def _cron_error(cron):
-    """None when ``cron`` is a valid five-field expression that ever fires, else a message."""
+#: minute, hour, day of month, month, day of week. cronsim also takes a sixth field, seconds:
+#: a schedule is refused one (ticks every second would flood the queue).
+CRON_FIELDS = 5
+
+
+def cron_error(cron):
+    """None when ``cron`` is a valid five-field expression that ever fires, else a message: the
+    one rule of ``HEADGATE["PERIODIC"]`` and ``@headgate.task(cron=...)``."""
     if not isinstance(cron, str) or not cron.strip():
         return f"must be a cron expression string such as '*/5 * * * *' (got {cron!r})"
+    if len(cron.split()) != CRON_FIELDS:
+        return (f"{cron!r} must have five fields (minute, hour, day of month, month, day of week), "
+                f"not {len(cron.split())}")
     try:
         upcoming = CronSim(cron, datetime(2026, 1, 1, tzinfo=UTC))
     except CronSimError as exc:
@@ -104,7 +114,7 @@ def _schedule_errors(name, entry):
     task = entry.get("task")
     if not isinstance(task, str) or "." not in task or len(task) > 255:
         errors.append(f"{where}['task'] must be a dotted task path 'package.module.function' (got {task!r}).")
-    message = _cron_error(entry.get("cron"))
+    message = cron_error(entry.get("cron"))
     if message:
         errors.append(f"{where}['cron'] {message}.")
     message = _timezone_error(entry.get("timezone", "UTC"))
@@ -113,13 +123,10 @@ def _schedule_errors(name, entry):
     args, kwargs = entry.get("args", []), entry.get("kwargs", {})
     if not isinstance(args, (list, tuple)):
         errors.append(f"{where}['args'] must be a list (got {type(args).__name__}).")
-    if not isinstance(kwargs, dict):
-        errors.append(f"{where}['kwargs'] must be a dict (got {type(kwargs).__name__}).")
-    else:
-        try:
-            dump_json([list(args) if isinstance(args, (list, tuple)) else [], kwargs], "arguments")
-        except InvalidArguments as exc:
-            errors.append(f"{where}: {exc}")
+    try:  # enqueue's own rule: JSON, and kwargs a dict with string keys
+        check_args(args if isinstance(args, (list, tuple)) else [], kwargs)
+    except InvalidArguments as exc:
+        errors.append(f"{where}: {exc}")
     queue = entry.get("queue")
     if queue is not None and (not isinstance(queue, str) or not QUEUE_NAME_RE.fullmatch(queue)):
         errors.append(f"{where}['queue'] must be 1 to 64 characters from [A-Za-z0-9_.-] (got {queue!r}).")
@@ -150,7 +157,7 @@ def registry_schedules():
     schedules = []
     for path in registered_paths():
         entry = get_task(path)
-        if entry.cron and _cron_error(entry.cron) is None and SCHEDULE_NAME_RE.fullmatch(path):
+        if entry.cron and cron_error(entry.cron) is None and SCHEDULE_NAME_RE.fullmatch(path):
             schedules.append(Schedule(name=path, task=path, cron=entry.cron, queue=entry.queue))
     return schedules
 
@@ -164,7 +171,7 @@ def registry_cron_errors():
         cron = get_task(path).cron
         if not cron:
             continue
-        message = _cron_error(cron)
+        message = cron_error(cron)
         if message:
             errors.append((path, f"@headgate.task(cron=...) of {path!r}: {message}."))
         elif not SCHEDULE_NAME_RE.fullmatch(path):

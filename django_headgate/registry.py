@@ -24,7 +24,8 @@ Options of ``@headgate.task``: ``queue``, ``priority``, ``max_attempts``, ``rete
 and ``timeout`` are the task's defaults at enqueue (an option given to ``enqueue()`` overrides
 them). ``retry_on``, ``no_retry_on`` and ``backoff`` are the task's retry rules, applied by the
 worker to each failed attempt (``retry_rules.py``); tasks registered otherwise keep the global
-ones. ``cron`` is validated and stored on the entry for the periodic duty (DESIGN §12).
+ones. ``cron`` is validated as ``HEADGATE["PERIODIC"]``'s crons are (``periodic.cron_error``) and
+stored on the entry for the periodic duty (DESIGN §12).
 """
 
 import inspect
@@ -38,6 +39,7 @@ from django.utils.module_loading import autodiscover_modules
 
 from .exceptions import InvalidTaskDefinition, InvalidTaskOption, InvalidTimeout, UnregisteredTask
 from .payload import check_text
+from .periodic import cron_error
 from .retry_rules import Backoff, check_backoff, check_retry_classes, is_retried
 from .validation import check_max_attempts, check_priority, check_queue_name, check_timeout
 
@@ -106,8 +108,9 @@ def _check_options(queue, priority, max_attempts, retention_class, timeout, retr
                    backoff=None):
     if retention_class is not None and not (isinstance(retention_class, str) and retention_class):
         raise InvalidTaskDefinition(f"retention_class must be a class key (got {retention_class!r}).")
-    if cron is not None and not (isinstance(cron, str) and cron.strip()):
-        raise InvalidTaskDefinition(f"cron must be a cron expression string (got {cron!r}).")
+    message = None if cron is None else cron_error(cron)  # HEADGATE["PERIODIC"]'s rule
+    if message:
+        raise InvalidTaskOption(f"@headgate.task(cron=...): {message}.", option="cron")
     retry_on, no_retry_on = check_retry_classes(retry_on, no_retry_on)
     return dict(
         queue=None if queue is None else check_queue_name(queue),

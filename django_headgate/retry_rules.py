@@ -14,11 +14,10 @@ time; the worker applies the result to each failed attempt:
 Retries still stop at ``max_attempts``.
 """
 
-import math
 from dataclasses import dataclass
 
 from .conf import FIELDS_BY_PATH
-from .durations import describe_duration, plain_number, seconds_within
+from .durations import describe_duration, plain_number, seconds_within, shown_value
 from .exceptions import InvalidTaskOption
 from .snooze import Snooze
 
@@ -56,10 +55,11 @@ def check_exception_classes(value, option):
     try:
         classes = tuple(classes or ())
     except TypeError:
-        raise _invalid(option, f"{option} must be an exception class or a tuple of them (got {value!r}).") from None
+        raise _invalid(option, f"{option} must be an exception class or a tuple of them "
+                               f"(got {shown_value(value)}).") from None
     for cls in classes:
         if not (isinstance(cls, type) and issubclass(cls, BaseException)):
-            raise _invalid(option, f"{option} must be exception classes (got {cls!r}).")
+            raise _invalid(option, f"{option} must be exception classes (got {shown_value(cls)}).")
         if issubclass(cls, Snooze):
             raise _invalid(option, f"{option} cannot name Snooze: a snooze is not a failure, it is never retried "
                                    "or given up by these rules.")
@@ -82,8 +82,10 @@ def check_backoff(value):
     if value is None:
         return None
     if not isinstance(value, dict):
-        raise _invalid("backoff", f"backoff must be a dict with the keys base, max and jitter (got {value!r}).")
-    unknown = sorted(str(key) for key in value if key not in BACKOFF_KEYS)
+        raise _invalid("backoff", "backoff must be a dict with the keys base, max and jitter "
+                                  f"(got {shown_value(value)}).")
+    unknown = sorted(key if isinstance(key, str) else shown_value(key)
+                     for key in value if key not in BACKOFF_KEYS)
     if unknown:
         raise _invalid("backoff", f"backoff has unknown keys {', '.join(unknown)}; it takes base, max and jitter.")
     base = _check_seconds(value, "base")
@@ -103,7 +105,7 @@ def _check_seconds(value, key):
         raise _invalid("backoff", (
             f"backoff[{key!r}] must be a duration (timedelta or seconds) from {plain_number(field.minimum)} to "
             f"{plain_number(field.maximum)} seconds ({describe_duration(field.minimum, short=True)} to "
-            f"{describe_duration(field.maximum, short=True)}), as {field.name} (got {raw!r})."))
+            f"{describe_duration(field.maximum, short=True)}), as {field.name} (got {shown_value(raw)})."))
     return seconds
 
 
@@ -112,9 +114,11 @@ def _check_jitter(jitter):
         return None  # the global jitter
     if jitter is False:
         return 0.0
-    if isinstance(jitter, (int, float)) and math.isfinite(jitter) and 0 <= jitter <= 1:
+    # Compared, not converted, first: 10**400 is out of range (float() would overflow), NaN fails.
+    if isinstance(jitter, (int, float)) and 0 <= jitter <= 1:
         return float(jitter)
-    raise _invalid("backoff", f"backoff['jitter'] must be True, False or a fraction from 0 to 1 (got {jitter!r}).")
+    raise _invalid("backoff", "backoff['jitter'] must be True, False or a fraction from 0 to 1 "
+                              f"(got {shown_value(jitter)}).")
 
 
 def _invalid(option, message):

@@ -1,6 +1,8 @@
 """Django signals sent by django-headgate, and the one robust way they are sent.
 
-``duty_finished(sender=<Duty class>, outcome=DutyOutcome)``: after every maintenance pass.
+``duty_finished(sender=<Duty class>, outcome=DutyOutcome)``: after every maintenance pass (its
+receivers are called with :func:`call_receivers` too: one that raises is logged,
+``action=duty_signal_error``, and never stops the maintainer).
 
 Job lifecycle (native jobs and Django Tasks jobs alike; ``sender`` is the ``Job`` model class):
 
@@ -18,12 +20,18 @@ Job lifecycle (native jobs and Django Tasks jobs alike; ``sender`` is the ``Job`
   then refuses (the job was cancelled or rescued meanwhile: a stale fence) is not signalled again.
 
 Every lifecycle signal is sent with :func:`send_robustly`: a receiver that raises is logged
-(``action=job_signal_error``) and never changes the job, the enqueue or the worker.
+(``action=job_signal_error``) and never changes the job, the enqueue or the worker, whatever it
+raises (``asyncio.CancelledError`` and other ``BaseException`` subclasses included; Django's
+``send_robust`` catches ``Exception`` only). The one exception: ``KeyboardInterrupt`` or
+``SystemExit`` raised in the main thread goes on up, since it may be a real interrupt or exit
+(``job_enqueued`` runs in the caller's thread; the worker's job threads are never the main one).
 """
 
 import logging
+import threading
 from functools import partial
 
+from asgiref.sync import async_to_sync
 from django.db import transaction
 from django.dispatch import Signal
 
@@ -59,16 +67,47 @@ def _has_listeners(signal):
     return bool(signal.receivers) and signal.has_listeners(_sender())
 
 
+def is_real_interrupt(exc):
+    """True for ``KeyboardInterrupt``/``SystemExit`` in the main thread (where Ctrl-C and exits
+    land); in any other thread such an exception can only be raised by code it runs."""
+    return (isinstance(exc, (KeyboardInterrupt, SystemExit))
+            and threading.current_thread() is threading.main_thread())
+
+
+def call_receivers(signal, sender, **named):
+    """Call every receiver of ``signal`` for ``sender`` as ``send_robust`` does (synchronous ones
+    first, then asynchronous ones), each even when an earlier one raised; return
+    ``[(receiver, exception), ...]`` of those that raised anything but a real interrupt
+    (:func:`is_real_interrupt`), which goes on up."""
+    if not signal.receivers:
+        return []
+    # send_robust catches Exception only: a receiver raising asyncio.CancelledError would end
+    # the calling thread. _live_receivers() is how send_robust itself lists them (Django >= 5.0).
+    sync_receivers, async_receivers = signal._live_receivers(sender)
+    calls = [*((r, r) for r in sync_receivers), *((r, async_to_sync(r)) for r in async_receivers)]
+    failures = []
+    for receiver, call in calls:
+        try:
+            call(signal=signal, sender=sender, **named)
+        except BaseException as exc:
+            if is_real_interrupt(exc):
+                raise
+            failures.append((receiver, exc))
+    return failures
+
+
+def receiver_name(receiver):
+    return getattr(receiver, "__qualname__", repr(receiver))
+
+
 def send_robustly(signal, job_id, **kwargs):
     """Send ``signal`` to every receiver; a receiver's exception is logged, never raised."""
-    for receiver, response in signal.send_robust(sender=_sender(), job_id=job_id, **kwargs):
-        if isinstance(response, Exception):
-            logger.error(
-                "A Headgate signal receiver raised; the job is unaffected.",
-                exc_info=response,
-                extra={"action": "job_signal_error", "job_id": str(job_id),
-                       "receiver": getattr(receiver, "__qualname__", repr(receiver))},
-            )
+    for receiver, error in call_receivers(signal, _sender(), job_id=job_id, **kwargs):
+        logger.error(
+            "A Headgate signal receiver raised; the job is unaffected.",
+            exc_info=error,
+            extra={"action": "job_signal_error", "job_id": str(job_id), "receiver": receiver_name(receiver)},
+        )
 
 
 def send_job_enqueued_on_commit(jobs, using):

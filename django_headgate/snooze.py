@@ -7,7 +7,7 @@ snooze beyond that is a failed attempt with the error ``SnoozeLimitExceeded`` (r
 like any failure), so no job snoozes for ever. docs/job-control.md says the rest.
 """
 
-from .durations import DAY, describe_duration, seconds_within
+from .durations import DAY, describe_duration, seconds_within, shown_value
 from .exceptions import InvalidSnooze
 
 #: The longest snooze: beyond it, schedule the work with ``enqueue(run_at=...)``.
@@ -21,7 +21,7 @@ def check_snooze_seconds(seconds):
     if value is None:
         raise InvalidSnooze(
             f"Snooze takes a finite number of seconds (or a timedelta) from 0 to {MAX_SNOOZE_SECONDS} "
-            f"({describe_duration(MAX_SNOOZE_SECONDS)}); got {seconds!r}.", seconds=seconds)
+            f"({describe_duration(MAX_SNOOZE_SECONDS)}); got {shown_value(seconds)}.", seconds=seconds)
     return value
 
 

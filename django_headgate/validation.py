@@ -26,7 +26,7 @@ from .exceptions import (
     InvalidUniqueKey,
     UnknownTask,
 )
-from .durations import seconds_within
+from .durations import seconds_within, shown_value
 from .payload import check_text, dump_json  # noqa: F401  (dump_json: worker.context imports it from here)
 
 QUEUE_NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
@@ -48,7 +48,7 @@ RUN_AT_MAX = datetime(9999, 1, 1, tzinfo=dt_timezone.utc)
 def check_queue_name(queue):
     if not isinstance(queue, str) or not QUEUE_NAME_RE.fullmatch(queue):
         raise InvalidQueueName(
-            f"Invalid queue name {queue!r}: use 1 to 64 characters from [A-Za-z0-9_.-].",
+            f"Invalid queue name {shown_value(queue)}: use 1 to 64 characters from [A-Za-z0-9_.-].",
             queue=queue,
         )
     return queue
@@ -75,7 +75,8 @@ def check_priority(priority):
         PRIORITY_MIN <= priority <= PRIORITY_MAX
     ):
         raise InvalidPriority(
-            f"Invalid priority {priority!r}: must be an integer from {PRIORITY_MIN} to {PRIORITY_MAX}.",
+            f"Invalid priority {shown_value(priority)}: must be an integer from {PRIORITY_MIN} to "
+            f"{PRIORITY_MAX}.",
             priority=priority,
         )
     return priority
@@ -86,7 +87,7 @@ def check_max_attempts(max_attempts):
         MAX_ATTEMPTS_MIN <= max_attempts <= MAX_ATTEMPTS_MAX
     ):
         raise InvalidJob(
-            f"Invalid max_attempts {max_attempts!r}: must be an integer from "
+            f"Invalid max_attempts {shown_value(max_attempts)}: must be an integer from "
             f"{MAX_ATTEMPTS_MIN} to {MAX_ATTEMPTS_MAX}."
         )
     return max_attempts
@@ -95,7 +96,7 @@ def check_max_attempts(max_attempts):
 def check_task_path(task):
     """Check the dotted path's shape and text (whether it is registered is the registry's check)."""
     if not isinstance(task, str) or "." not in task or len(task) > TASK_PATH_MAX_LENGTH:
-        raise UnknownTask(f"Invalid task path {task!r}: expected 'package.module.function'.",
+        raise UnknownTask(f"Invalid task path {shown_value(task)}: expected 'package.module.function'.",
                           task=task, field="task")
     return check_text(task, "task")
 
@@ -119,7 +120,7 @@ def check_run_at(run_at):
         as_utc = None
     if as_utc is None or not RUN_AT_MIN <= as_utc < RUN_AT_MAX:
         raise InvalidRunAt(f"run_at must be from {RUN_AT_MIN:%Y-%m-%d} to before {RUN_AT_MAX:%Y-%m-%d} UTC "
-                           f"(got {run_at!r}).", field="run_at")
+                           f"(got {shown_value(run_at)}).", field="run_at")
     return run_at
 
 
@@ -131,7 +132,7 @@ def check_delay(delay):
     if seconds is None:
         raise InvalidRunAt(
             f"delay must be a finite timedelta or number of seconds from 0 to {MAX_DELAY_SECONDS // 86400:,} "
-            f"days (got {delay!r}).", field="delay")
+            f"days (got {shown_value(delay)}).", field="delay")
     return seconds
 
 
@@ -144,17 +145,44 @@ def check_timeout(timeout):
     if seconds is None:
         raise InvalidTimeout(
             f"timeout must be a finite timedelta or number of seconds from {TIMEOUT_MIN_SECONDS:g} to "
-            f"{TIMEOUT_MAX_SECONDS:,} (7 days) (got {timeout!r}).", field="timeout", timeout=timeout)
+            f"{TIMEOUT_MAX_SECONDS:,} (7 days) (got {shown_value(timeout)}).", field="timeout",
+            timeout=timeout)
     return seconds
 
 
-def check_unique_key(unique_key):
+def check_unique_key(unique_key, *, is_periodic_tick=False):
+    """None, or a string of 1 to 255 characters of valid text outside the reserved ``periodic:``
+    namespace (only the periodic duty passes ``is_periodic_tick``). Raises InvalidUniqueKey."""
     if unique_key is None:
         return None
     if not isinstance(unique_key, str) or not 1 <= len(unique_key) <= UNIQUE_KEY_MAX_LENGTH:
         raise InvalidUniqueKey(f"unique_key must be a string of 1 to {UNIQUE_KEY_MAX_LENGTH} characters.",
                                field="unique_key")
-    return check_text(unique_key, "unique_key")
+    check_text(unique_key, "unique_key")
+    if not is_periodic_tick and is_periodic_key(unique_key):
+        raise InvalidUniqueKey(
+            f"unique_key {shown_value(unique_key)} is in the namespace {PERIODIC_KEY_PREFIX!r}, reserved "
+            "for the ticks of periodic schedules: use a key of your own.", field="unique_key",
+            reason="reserved_prefix")
+    return unique_key
+
+
+#: The unique keys of periodic ticks, ``periodic:<schedule>:<tick>``: the periodic duty's alone,
+#: so that no caller can take a tick's key first (and make that tick a late or a foreign job).
+PERIODIC_KEY_PREFIX = "periodic:"
+# What a case- and accent-insensitive collation (MariaDB's _ci, the usual utf8mb4 default) does
+# not tell apart: letters under marks, compatibility forms, ignorable control/format characters.
+_COLLATION_BLIND = frozenset({"Mn", "Me", "Cc", "Cf"})
+
+
+def is_periodic_key(unique_key):
+    """True when ``unique_key`` starts with ``periodic:`` as a case- and accent-insensitive
+    collation compares it (``PERIODIC:``, ``périodic:`` and ``ｐeriodic:`` are the same key there)."""
+    if unique_key.isascii() and unique_key.isprintable():
+        return unique_key[:len(PERIODIC_KEY_PREFIX)].lower() == PERIODIC_KEY_PREFIX
+    folded = "".join(c for c in unicodedata.normalize("NFKD", unique_key)
+                     if unicodedata.category(c) not in _COLLATION_BLIND)
+    return folded.casefold().startswith(PERIODIC_KEY_PREFIX)
 
 
 def check_tags(tags):
@@ -165,7 +193,8 @@ def check_tags(tags):
         raise InvalidTags(f"tags must be a list or tuple of strings (got {type(tags).__name__}).", field="tags")
     for tag in tags:
         if not isinstance(tag, str) or not 1 <= len(tag) <= TAG_MAX_LENGTH:
-            raise InvalidTags(f"Tags must be strings of 1 to {TAG_MAX_LENGTH} characters (got {tag!r}).",
+            raise InvalidTags(f"Tags must be strings of 1 to {TAG_MAX_LENGTH} characters "
+                              f"(got {shown_value(tag)}).",
                               field="tags")
         check_text(tag, "tags")
     return list(tags)
@@ -191,23 +220,23 @@ def check_class_key(key, *, field="key"):
     letter, at most 18 characters; not reserved, not in the derived ``q_`` namespace."""
     if not isinstance(key, str) or not RETENTION_CLASS_KEY_RE.fullmatch(key):
         raise InvalidPolicy(
-            f"Invalid retention class key {key!r}: use lower-case ASCII letters, digits and '_', "
+            f"Invalid retention class key {shown_value(key)}: use lower-case ASCII letters, digits and '_', "
             "starting with a letter.", field=field, key=key,
         )
     if len(key) > RETENTION_CLASS_KEY_MAX_LENGTH:
         raise InvalidPolicy(
-            f"Retention class key {key!r} is {len(key)} characters long; at most "
+            f"Retention class key {shown_value(key)} is {len(key)} characters long; at most "
             f"{RETENTION_CLASS_KEY_MAX_LENGTH} are allowed.", field=field, key=key,
         )
     if key in RESERVED_CLASS_KEYS:
         raise InvalidPolicy(
-            f"Retention class key {key!r} is reserved ({', '.join(sorted(RESERVED_CLASS_KEYS))}).",
+            f"Retention class key {shown_value(key)} is reserved ({', '.join(sorted(RESERVED_CLASS_KEYS))}).",
             field=field, key=key,
         )
     if key.startswith(DERIVED_CLASS_PREFIX):
         raise InvalidPolicy(
-            f"Retention class key {key!r} uses the prefix {DERIVED_CLASS_PREFIX!r}, reserved for the "
-            "classes that queue storage policies derive.", field=field, key=key,
+            f"Retention class key {shown_value(key)} uses the prefix {DERIVED_CLASS_PREFIX!r}, reserved for "
+            "the classes that queue storage policies derive.", field=field, key=key,
         )
     return key
 
@@ -218,8 +247,10 @@ def check_policy_duration(duration, *, field):
     if isinstance(duration, timedelta):
         value = duration
     elif isinstance(duration, (int, float)) and not isinstance(duration, bool):
-        if not math.isfinite(duration):
-            raise InvalidPolicy(f"{field} must be a finite duration (got {duration!r}).", field=field)
+        # An int is always finite (math.isfinite(10**400) would overflow; timedelta refuses it below).
+        if isinstance(duration, float) and not math.isfinite(duration):
+            raise InvalidPolicy(f"{field} must be a finite duration (got {shown_value(duration)}).",
+                                field=field)
         try:
             value = timedelta(seconds=duration)
         except OverflowError:
@@ -259,7 +290,7 @@ def check_policy_queue(queue, *, field="queue"):
     """A queue name for a policy (the enqueue grammar), raising InvalidPolicy."""
     if not isinstance(queue, str) or not QUEUE_NAME_RE.fullmatch(queue):
         raise InvalidPolicy(
-            f"Invalid queue name {queue!r}: use 1 to 64 characters from [A-Za-z0-9_.-].",
+            f"Invalid queue name {shown_value(queue)}: use 1 to 64 characters from [A-Za-z0-9_.-].",
             field=field, queue=queue,
         )
     return queue
@@ -274,7 +305,7 @@ def check_cleanup_batch_limit(limit, *, field="cleanup_batch_limit"):
     ):
         raise InvalidPolicy(
             f"cleanup_batch_limit must be empty or an integer from {CLEANUP_BATCH_LIMIT_MIN} to "
-            f"{CLEANUP_BATCH_LIMIT_MAX:,} (got {limit!r}).", field=field,
+            f"{CLEANUP_BATCH_LIMIT_MAX:,} (got {shown_value(limit)}).", field=field,
         )
     return limit
 
@@ -284,7 +315,7 @@ def retention_class_setting_errors(classes):
     (``{key: duration}``); conf.py reports them as system check errors."""
     errors = []
     for key, duration in classes.items():
-        name = f"HEADGATE['RETENTION_CLASSES'][{key!r}]"
+        name = f"HEADGATE['RETENTION_CLASSES'][{shown_value(key)}]"
         try:
             check_class_key(key)
             check_policy_duration(duration, field="duration")

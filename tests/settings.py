@@ -92,6 +92,9 @@ if os.environ.get("HG_TEST_MAX_SNOOZES"):
     HEADGATE["MAX_SNOOZES"] = int(os.environ["HG_TEST_MAX_SNOOZES"])
 if os.environ.get("HG_TEST_STARTUP_TIMEOUT"):
     HEADGATE["WORKER"] = {"STARTUP_TIMEOUT": float(os.environ["HG_TEST_STARTUP_TIMEOUT"])}
+# Worker subprocesses whose signal receivers raise BaseExceptions (tests/testapp/raising_receivers.py).
+if os.environ.get("HG_TEST_RAISING_RECEIVERS"):
+    HEADGATE["TASK_MODULES"] = [*HEADGATE["TASK_MODULES"], "tests.testapp.raising_receivers"]
 # Subprocesses of the PgBouncer tests connect through one of its pools (tests/support/pgbouncer.py).
 if os.environ.get("HG_TEST_POOLING"):
     HEADGATE["POOLING"] = {"default": os.environ["HG_TEST_POOLING"]}

@@ -12,19 +12,40 @@ from django.utils.html import format_html, format_html_join
 
 #: What the admin shows in place of a payload the user may not see.
 WITHHELD = "withheld"
+#: The most characters of one value a page shows: a job's result, output or error text can be
+#: megabytes (rows written before HEADGATE["MAX_RESULT_BYTES"], or an OUTPUT_MAX_CHARS of 10
+#: million), and a page must stay readable. The rest is counted, not shown.
+DISPLAY_MAX_CHARS = 100_000
+
+
+def _shown(text, tail=False):
+    """``(the first DISPLAY_MAX_CHARS characters of text, or with ``tail`` the last ones; how many
+    were left out)``."""
+    if len(text) <= DISPLAY_MAX_CHARS:
+        return text, 0
+    return (text[-DISPLAY_MAX_CHARS:] if tail else text[:DISPLAY_MAX_CHARS]), len(text) - DISPLAY_MAX_CHARS
+
+
+def _cut_note(left_out, tail=False):
+    if not left_out:
+        return ""
+    return format_html('<p class="headgate-cut">… {} {} characters not shown.</p>', f"{left_out:,}",
+                       "earlier" if tail else "more")
 
 
 def json_block(value):
-    """A JSON value as an escaped, indented ``<pre>`` block."""
-    text = json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False, default=str)
-    return format_html('<pre class="headgate-json">{}</pre>', text)
+    """A JSON value as an escaped, indented ``<pre>`` block (its first DISPLAY_MAX_CHARS characters)."""
+    text, left_out = _shown(json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False, default=str))
+    return format_html('<pre class="headgate-json">{}</pre>{}', text, _cut_note(left_out))
 
 
 def text_block(value):
-    """Plain text (job output, a traceback) as an escaped ``<pre>`` block."""
+    """Plain text (job output, a traceback) as an escaped ``<pre>`` block: its last
+    DISPLAY_MAX_CHARS characters (output is kept as a tail, and a traceback ends where it failed)."""
     if not value:
         return "-"
-    return format_html('<pre class="headgate-text">{}</pre>', value)
+    text, left_out = _shown(str(value), tail=True)
+    return format_html('{}<pre class="headgate-text">{}</pre>', _cut_note(left_out, tail=True), text)
 
 
 def error_blocks(errors):
@@ -45,7 +66,10 @@ def _error_title(entry):
     if entry.get("worker_id"):
         parts.append(f"worker {entry['worker_id']}")
     head = ", ".join(parts)
-    return f"{head}: {entry.get('type') or 'Error'}: {entry.get('message', '')}"
+    message, left_out = _shown(str(entry.get("message", "")))
+    if left_out:
+        message += f" … {left_out:,} more characters not shown."
+    return f"{head}: {entry.get('type') or 'Error'}: {message}"
 
 
 def compact_datetime(value):

@@ -24,7 +24,9 @@ from django.utils.json import normalize_json
 from ..conf import get_settings
 from ..exceptions import HeadgateError, InvalidJob
 from ..ids import uuid7
+from ..payload import check_kwargs
 from ..registry import get_task_to_enqueue, register_django_task
+from ..signals import call_receivers, receiver_name
 from ..validation import check_max_attempts, check_queue_name, check_tags, check_timeout, check_unique_key
 from .checks import E_TASKS_OPTIONS, E_TASKS_QUEUE
 from .task_results import (
@@ -80,15 +82,15 @@ def check_options(options, names):
 
 
 def send_task_signal(signal, sender, task_result):
-    """Send a Django Tasks signal robustly: a receiver's exception is logged, never raised."""
-    for receiver, response in signal.send_robust(sender=sender, task_result=task_result):
-        if isinstance(response, Exception):
-            logger.error(
-                "A Django Tasks signal receiver raised; the job is unaffected.",
-                exc_info=response,
-                extra={"action": "task_signal_error", "job_id": task_result.id,
-                       "receiver": getattr(receiver, "__qualname__", repr(receiver))},
-            )
+    """Send a Django Tasks signal robustly: a receiver's exception (any ``BaseException`` but a
+    real interrupt, as for Headgate's own signals) is logged, never raised."""
+    for receiver, error in call_receivers(signal, sender, task_result=task_result):
+        logger.error(
+            "A Django Tasks signal receiver raised; the job is unaffected.",
+            exc_info=error,
+            extra={"action": "task_signal_error", "job_id": task_result.id,
+                   "receiver": receiver_name(receiver)},
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -212,10 +214,11 @@ class HeadgateBackend(BaseTaskBackend):
         """Write the Task as a Headgate job in the caller's transaction; return its TaskResult.
 
         Raises InvalidTask (Django's validation), TypeError/ValueError for arguments that are
-        not JSON, and HeadgateError subclasses for Headgate's checks (unknown retention class,
-        IdempotencyConflict, UnregisteredTask for a Task defined in a module workers never
-        import) -- all before anything is written. With a ``unique_key`` already
-        held by a hot job with the same arguments, that job's result is returned.
+        not JSON, and HeadgateError subclasses for Headgate's checks (kwargs keys that are not
+        strings, unknown retention class, IdempotencyConflict, UnregisteredTask for a Task defined
+        in a module workers never import) -- all before anything is written. With a
+        ``unique_key`` already held by a hot job with the same arguments, that job's result is
+        returned.
         """
         from .. import api
 
@@ -227,6 +230,7 @@ class HeadgateBackend(BaseTaskBackend):
         if self.option_errors:
             raise InvalidTaskBackend(
                 f"TASKS[{self.alias!r}]['OPTIONS'] is invalid: {' '.join(self.option_errors)}")
+        check_kwargs(kwargs)  # JSON would make {1: 2} {"1": 2}: the Task would get other arguments
         payload = build_payload(task, self.alias, normalize_json(args), normalize_json(kwargs))
         job_id = uuid7()
         job = api.enqueue(stored_task_path(task), kwargs=payload, queue=task.queue_name, priority=task.priority,

@@ -11,7 +11,6 @@ or READY when Headgate will retry. Signals are sent robustly: a failing receiver
 never changes the job's outcome.
 """
 
-import json
 from dataclasses import replace
 
 from django.tasks import TaskContext, task_backends
@@ -24,8 +23,8 @@ from ..conf import get_settings
 from ..exceptions import UnknownTask, UnregisteredTask
 from ..registry import DJANGO_TASK, is_registered
 from ..store import get_store
-from ..worker.context import current_job
-from ..worker.executor import describe_error
+from ..worker.context import current_job, json_result, result_too_large
+from ..worker.error_entries import describe_error
 from .task_backend import HeadgateBackend, send_task_signal
 from .task_results import (
     build_result_envelope,
@@ -60,15 +59,24 @@ def run_django_task(*, task_path, backend, args, kwargs):
         is_last = job.attempt >= job.max_attempts
         send_task_signal(task_finished, sender, _failed_result(result, exc, is_last=is_last))
         raise
-    return_value = _json_value(value)
-    if return_value is _NOT_JSON:
+    try:
+        return_value = normalize_json(value)  # as Django's backends store it
+        envelope = build_result_envelope(return_value, job.worker_id)
+        size = len(json_result(envelope))  # the JSON the worker stores
+    except (TypeError, ValueError):
         # Returned as is, the value makes the worker give up at once; report that outcome.
         error = TypeError(f"The task's return value is not JSON-serialisable: {type(value).__name__}")
         send_task_signal(task_finished, sender, _failed_result(result, error, is_last=True))
         return value
+    limit = get_settings().max_result_bytes
+    if size > limit:
+        # The worker fails the job with ResultTooLarge (the same check); report that outcome.
+        error = result_too_large("result", size, limit)
+        send_task_signal(task_finished, sender, _failed_result(result, error, is_last=True))
+        return envelope
     succeeded = _finished_result(result, TaskResultStatus.SUCCESSFUL, return_value)
     send_task_signal(task_finished, sender, succeeded)
-    return build_result_envelope(return_value, job.worker_id)
+    return envelope
 
 
 def _running_result(job, task_path, backend_alias):
@@ -89,19 +97,6 @@ def _running_result(job, task_path, backend_alias):
                           task=task_path) from exc
     row = get_job(job.job_id)
     return task_backend, task_result_for_job(row, task_for_job(row, task_backend))
-
-
-_NOT_JSON = object()
-
-
-def _json_value(value):
-    """The value normalised as Django's backends store it, or _NOT_JSON."""
-    try:
-        value = normalize_json(value)
-        json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError):
-        return _NOT_JSON
-    return value
 
 
 def _finished_result(result, status, return_value=None, errors=None):

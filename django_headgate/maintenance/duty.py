@@ -30,8 +30,8 @@ from datetime import timedelta
 from django.db import DatabaseError, connections
 
 from .. import metrics
-from ..signals import duty_finished
-from ..worker.executor import scrub_database_text
+from ..signals import call_receivers, duty_finished, receiver_name
+from ..worker.error_entries import scrub_database_text
 from .outcomes import CANCELLED, FAILED, ZERO_OR_CONTENDED, DutyOutcome, PassTally, record_outcome
 
 logger = logging.getLogger(__name__)
@@ -274,7 +274,11 @@ class Duty:
         else:
             logger.debug("Duty %s: nothing to do.", outcome.duty, extra=extra)
         metrics.count_pass(outcome.duty, outcome.status, outcome.rows, outcome.failed)
-        duty_finished.send(sender=type(self), outcome=outcome)
+        # A receiver never stops the maintainer (or a worker's maintenance thread), whatever it raises.
+        for receiver, error in call_receivers(duty_finished, type(self), outcome=outcome):
+            logger.error("A duty_finished receiver raised; the duty is unaffected.", exc_info=error,
+                         extra={"action": "duty_signal_error", "duty": outcome.duty,
+                                "receiver": receiver_name(receiver)})
 
     def next_delay(self, outcome):
         """Seconds from this pass to the next, chosen from its outcome: a failure waits

@@ -90,10 +90,11 @@ class PeriodicDuty(Duty):
         return len(ticks)
 
     def _enqueue_tick(self, schedule, tick):
-        from ..api import enqueue
+        from ..api import enqueue_periodic_tick
 
-        return enqueue(schedule.task, schedule.args, schedule.kwargs, queue=schedule.queue, run_at=tick,
-                       unique_key=schedule.unique_key(tick), using=self.store.alias)
+        return enqueue_periodic_tick(schedule.task, schedule.args, schedule.kwargs, queue=schedule.queue,
+                                     run_at=tick, unique_key=schedule.unique_key(tick),
+                                     using=self.store.alias)
 
     def next_run_at(self, outcome):
         """The earliest next tick of any schedule, at most ``PERIODIC_INTERVAL`` away; after a

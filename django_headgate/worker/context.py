@@ -3,6 +3,8 @@
 import threading
 from dataclasses import dataclass
 
+from ..conf import MAX_RESULT_BYTES_DEFAULT
+from ..exceptions import ResultTooLarge
 from .storable import storable_json, storable_text, storable_value
 
 _local = threading.local()
@@ -23,6 +25,7 @@ class JobContext:
     _store: object
     _output_max_chars: int
     _stopping: object = frozenset()  # the worker's JobControl.stopping: (job_id, fence) pairs
+    _max_result_bytes: int = MAX_RESULT_BYTES_DEFAULT
 
     @property
     def abort_requested(self):
@@ -33,15 +36,22 @@ class JobContext:
 
     def set_progress(self, progress):
         """Replace the job's progress with any JSON-serialisable value (made storable: NUL and
-        surrogates become U+FFFD)."""
+        surrogates become U+FFFD). Raises ResultTooLarge, and changes nothing, when it encodes to
+        more than HEADGATE["MAX_RESULT_BYTES"]."""
         from ..validation import dump_json
 
-        self._store.set_progress(self.job_id, self.fence, dump_json(storable_value(progress), "progress"))
+        progress_json = dump_json(storable_value(progress), "progress")
+        if len(progress_json) > self._max_result_bytes:
+            raise result_too_large("progress", len(progress_json), self._max_result_bytes)
+        self._store.set_progress(self.job_id, self.fence, progress_json)
 
     def append_output(self, text):
         """Append text to the job's output (the last OUTPUT_MAX_CHARS characters are kept; NUL and
-        surrogates become U+FFFD)."""
-        self._store.append_output(self.job_id, self.fence, storable_text(str(text)), self._output_max_chars)
+        surrogates become U+FFFD). Only that tail of ``text`` is sent to the database."""
+        text = str(text)
+        if len(text) > self._output_max_chars:
+            text = text[-self._output_max_chars:]
+        self._store.append_output(self.job_id, self.fence, storable_text(text), self._output_max_chars)
 
 
 def current_job():
@@ -55,5 +65,14 @@ def _set_current_job(context):
 
 def json_result(value):
     """Serialise a task's return value, made storable; raises TypeError/ValueError when it is
-    not JSON."""
+    not JSON. The text is ASCII (non-ASCII characters are escaped): its length is its size in
+    bytes, which the worker compares with HEADGATE["MAX_RESULT_BYTES"]."""
     return storable_json(value)
+
+
+def result_too_large(what, size, limit):
+    """The ResultTooLarge of a ``what`` ("result" or "progress") of ``size`` bytes of JSON."""
+    return ResultTooLarge(
+        f"The task's {what} encodes to {size:,} bytes of JSON; HEADGATE['MAX_RESULT_BYTES'] allows "
+        f"{limit:,}.",
+        field=what, size=size, limit=limit)

@@ -1,21 +1,19 @@
 """Runs one claimed job and reports its outcome (the job threads are in ``threads.py``)."""
 
 import logging
-import re
 import time
-import traceback
 from dataclasses import dataclass
 
 from django.db import connections
 
-from ..conf import MAX_SNOOZES_DEFAULT
+from ..conf import MAX_RESULT_BYTES_DEFAULT, MAX_SNOOZES_DEFAULT
 from ..exceptions import SnoozeLimitExceeded, UnknownTask
 from ..payload import load_json
 from ..registry import get_task
 from ..signals import attempt_outcome, send_job_finished, send_job_started
 from ..snooze import Snooze
-from ..store.entries import class_entry
-from .context import JobContext, _set_current_job, json_result
+from .context import JobContext, _set_current_job, json_result, result_too_large
+from .error_entries import describe_error
 
 logger = logging.getLogger(__name__)
 
@@ -42,44 +40,21 @@ class Outcome:
         return self.snooze_seconds is not None
 
 
-# Database error texts quote row values: PostgreSQL's DETAIL/CONTEXT/HINT lines ("Key
-# (email)=(a@b.c) already exists"), its LINE n: echo of the statement (client-side binding puts
-# the values in it) with the caret under it, and MariaDB's "Duplicate entry '<value>'". They are
-# removed before an error entry is stored (DESIGN §10).
-_DATABASE_DETAIL_LINE = re.compile(
-    r"^[ \t]*(?:DETAIL|CONTEXT|HINT|WHERE|LINE \d+): .*$(?:\n^[ \t]*\^[ \t]*$)?", re.MULTILINE)
-# MariaDB does not escape quotes inside the value: take everything up to "' for key/column".
-_QUOTED_ROW_VALUE = re.compile(r"(Duplicate entry |Incorrect [\w ]+ value: )'.*'(?= for (?:key|column) )")
-SCRUBBED = "[database detail removed]"
-
-
-def scrub_database_text(text):
-    """``text`` without the lines and quoted values by which database errors repeat row data."""
-    text = _DATABASE_DETAIL_LINE.sub(SCRUBBED, text)
-    return _QUOTED_ROW_VALUE.sub(r"\1'[value removed]'", text)
-
-
-def describe_error(exc, attempt, worker_id=None):
-    """The ``errors`` entry of a failed attempt (the store adds the store-clock ``at``): the one
-    entry format of ``store.entries``, which the rescue's ``LeaseExpired`` entries share, with
-    database detail scrubbed from message and traceback before they are cut to their limits."""
-    return class_entry(type(exc), attempt, scrub_database_text(str(exc)),
-                       scrub_database_text("".join(traceback.format_exception(exc))), worker_id)
-
-
 def run_job(claimed, store, worker_id, output_max_chars, max_snoozes=MAX_SNOOZES_DEFAULT,
-            stopping=frozenset()):
+            stopping=frozenset(), max_result_bytes=MAX_RESULT_BYTES_DEFAULT):
     """Call the job's task with its arguments; never raises. Returns an Outcome.
 
     A ``Snooze`` the task raises is a snooze while the job has snoozed fewer than
     ``max_snoozes`` times, else a failed attempt (``SnoozeLimitExceeded``). A failure is given
-    up at once when the task's ``retry_on`` / ``no_retry_on`` say so. ``stopping`` holds the
+    up at once when the task's ``retry_on`` / ``no_retry_on`` say so. A result that is not JSON,
+    or whose JSON exceeds ``max_result_bytes`` (``ResultTooLarge``), fails the job at once: the
+    task would return the same again. ``stopping`` holds the
     ``(job_id, fence)`` whose ``current_job().abort_requested`` is True. Sends ``job_started``
     before the call and ``job_finished`` after it (robustly, and only when a receiver is
     connected: ``signals.py``)."""
     started = time.monotonic()
     send_job_started(claimed, worker_id)
-    outcome = _call_task(claimed, store, worker_id, output_max_chars, max_snoozes, stopping)
+    outcome = _call_task(claimed, store, worker_id, output_max_chars, max_snoozes, stopping, max_result_bytes)
     outcome.seconds = time.monotonic() - started
     send_job_finished(claimed, worker_id, attempt_outcome(
         outcome.succeeded, outcome.give_up, claimed.attempt, claimed.max_attempts, snoozed=outcome.is_snooze),
@@ -87,10 +62,11 @@ def run_job(claimed, store, worker_id, output_max_chars, max_snoozes=MAX_SNOOZES
     return outcome
 
 
-def _call_task(claimed, store, worker_id, output_max_chars, max_snoozes, stopping=frozenset()):
+def _call_task(claimed, store, worker_id, output_max_chars, max_snoozes, stopping=frozenset(),
+               max_result_bytes=MAX_RESULT_BYTES_DEFAULT):
     _set_current_job(JobContext(
         claimed.id, claimed.queue, claimed.task, claimed.attempt, claimed.max_attempts,
-        claimed.fence, worker_id, store, output_max_chars, stopping,
+        claimed.fence, worker_id, store, output_max_chars, stopping, max_result_bytes,
     ))
     entry = None
     try:
@@ -99,11 +75,15 @@ def _call_task(claimed, store, worker_id, output_max_chars, max_snoozes, stoppin
         func = entry.func  # a function, or a Django Task (callable)
         value = func(*load_json(claimed.args_json), **load_json(claimed.kwargs_json))
         try:
-            return Outcome(claimed, result_json=json_result(value))
+            result_json = json_result(value)
         except (TypeError, ValueError) as exc:
             # Retrying cannot make a result serialisable.
             error = TypeError(f"The task's return value is not JSON-serialisable: {exc}")
             return Outcome(claimed, error=describe_error(error, claimed.attempt, worker_id), give_up=True)
+        if result_json is not None and len(result_json) > max_result_bytes:
+            error = result_too_large("result", len(result_json), max_result_bytes)
+            return Outcome(claimed, error=describe_error(error, claimed.attempt, worker_id), give_up=True)
+        return Outcome(claimed, result_json=result_json)
     except Snooze as snooze:
         return _snoozed(claimed, entry, snooze, worker_id, max_snoozes)
     except BaseException as exc:  # a task's failure, whatever it is, is the job's outcome

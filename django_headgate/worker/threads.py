@@ -14,7 +14,7 @@ from collections import deque
 
 from django.db import connections
 
-from ..conf import MAX_SNOOZES_DEFAULT
+from ..conf import MAX_RESULT_BYTES_DEFAULT, MAX_SNOOZES_DEFAULT
 from .executor import run_job
 
 
@@ -60,9 +60,11 @@ class JobThreads:
     begins, ``on_done(outcome)`` when it ends (both called on the job's thread)."""
 
     def __init__(self, concurrency, buffer, store, worker_id, output_max_chars, on_start, on_done,
-                 max_snoozes=MAX_SNOOZES_DEFAULT, stopping=frozenset()):
+                 max_snoozes=MAX_SNOOZES_DEFAULT, stopping=frozenset(),
+                 max_result_bytes=MAX_RESULT_BYTES_DEFAULT):
         self._buffer = buffer
         self._max_snoozes = max_snoozes
+        self._max_result_bytes = max_result_bytes
         self._stopping = stopping  # (job_id, fence) whose abort is requested (control.py)
         self._store = store
         self._worker_id = worker_id
@@ -84,7 +86,7 @@ class JobThreads:
                     return
                 self._on_start(claimed)
                 self._on_done(run_job(claimed, self._store, self._worker_id, self._output_max_chars,
-                                      self._max_snoozes, self._stopping))
+                                      self._max_snoozes, self._stopping, self._max_result_bytes))
         finally:
             connections.close_all()  # this thread's connections (the tasks' own)
 

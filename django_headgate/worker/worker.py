@@ -119,7 +119,8 @@ class Worker(ShutdownMixin, ServicesMixin, JobControlHooks):
             self.start_up()
         threads = JobThreads(self.concurrency, self._buffer, self.store, self.worker_id,
                              self.conf.output_max_chars, self._job_started, self._job_done,
-                             max_snoozes=self.conf.max_snoozes, stopping=self.control.stopping)
+                             max_snoozes=self.conf.max_snoozes, stopping=self.control.stopping,
+                             max_result_bytes=self.conf.max_result_bytes)
         watchdog = Watchdog(bound_seconds=self.watchdog_seconds, worker_id=self.worker_id,
                             on_fire=self._watchdog_fired, progress={})
         keeper = LeaseKeeper(

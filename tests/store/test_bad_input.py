@@ -12,6 +12,7 @@ from django_headgate.exceptions import (
     InvalidPriority,
     InvalidQueueName,
     InvalidRunAt,
+    InvalidTimeout,
     UnknownRetentionClass,
     UnregisteredTask,
 )
@@ -70,5 +71,25 @@ def test_a_batch_checks_each_spec_whose_options_equal_an_earlier_valid_one(store
     # True are equal keys, but only 1 is a valid priority.
     specs = [headgate.JobSpec("tests.testapp.tasks.noop", **first), headgate.JobSpec("tests.testapp.tasks.noop", **bad)]
     with pytest.raises(HeadgateError):
+        headgate.enqueue_many(specs)
+    assert Job.objects.count() == 0
+
+
+# -- numbers beyond a float's range, and keyword arguments that are not names -----------------
+
+@pytest.mark.parametrize("error, overrides", [
+    (InvalidRunAt, dict(delay=10**400)),
+    (InvalidRunAt, dict(delay=10**5000)),
+    (InvalidTimeout, dict(timeout=10**400)),
+    (InvalidPriority, dict(priority=10**5000)),
+    (InvalidArguments, dict(kwargs={1: 2})),
+    (InvalidArguments, dict(kwargs={"a": 1, None: 2})),
+], ids=["delay 10**400", "delay 10**5000", "timeout 10**400", "priority 10**5000", "kwargs {1: 2}",
+        "kwargs None key"])
+def test_huge_numbers_and_non_string_keys_are_refused_on_every_path(store, error, overrides):
+    with pytest.raises(error):
+        headgate.enqueue("tests.testapp.tasks.noop", **overrides)
+    specs = [headgate.JobSpec("tests.testapp.tasks.noop"), headgate.JobSpec("tests.testapp.tasks.noop", **overrides)]
+    with pytest.raises(error):
         headgate.enqueue_many(specs)
     assert Job.objects.count() == 0

@@ -1,6 +1,7 @@
 """The store contract for the worker loop: acknowledge-and-claim, lock-free renewal, fence
 reads, release without spending the attempt (the session time budget: test_statement_budget.py)."""
 
+import json
 import threading
 
 import pytest
@@ -23,6 +24,24 @@ def test_acknowledge_and_claim_does_both_fenced(store):
     assert {c.id for c in claimed} == {w.id for w in waiting}
     assert Job.objects.get(pk=a.id).result == {"n": 1}
     assert Job.objects.get(pk=b.id).state == "running"
+
+
+def test_results_of_the_largest_allowed_size_are_acknowledged_together(store):
+    """Four results of MAX_RESULT_BYTES's upper bound (4 MiB of JSON), all quotes, which driver
+    escaping doubles: one statement would exceed MariaDB's max_allowed_packet (16 MiB), so the
+    store splits it; one transaction still acknowledges them all, and claims."""
+    from django_headgate.conf import MAX_RESULT_BYTES_RANGE
+
+    jobs = [JobFactory() for _ in range(5)]
+    _, claimed = store.acknowledge_and_claim([], "w", None, 4, 30)
+    results = {c.id: json.dumps(f"{n}" + '"' * (MAX_RESULT_BYTES_RANGE[1] // 2 - 4)) for n, c in enumerate(claimed)}
+    assert all(len(text) <= MAX_RESULT_BYTES_RANGE[1] for text in results.values())
+    accepted, more = store.acknowledge_and_claim(
+        [Completion(c.id, c.fence, results[c.id]) for c in claimed], "w", None, 1, 30)
+    assert accepted == set(results) and [c.id for c in more] == [jobs[4].id]
+    for job_id, text in results.items():
+        row = Job.objects.get(pk=job_id)
+        assert row.state == "succeeded" and row.result == json.loads(text)
 
 
 def test_acknowledge_and_claim_with_named_queues_and_no_claim(store):

@@ -1,9 +1,13 @@
 """The worker sends task_started / task_finished for Django Tasks jobs (from the runner, in the
 job's thread); task_finished reports the status get_result shows once the attempt is recorded."""
 
+import asyncio
+import logging
+
 import pytest
+from django.db import transaction
 from django.tasks import TaskResultStatus, default_task_backend
-from django.tasks.signals import task_finished, task_started
+from django.tasks.signals import task_enqueued, task_finished, task_started
 
 from django_headgate.backends.tasks import HeadgateBackend
 from django_headgate.models import Job
@@ -79,3 +83,42 @@ def test_a_failing_receiver_does_not_change_the_outcome(caplog):
     assert stats.succeeded == 1
     assert (Job.objects.get(pk=result.id).state, Job.objects.get(pk=result.id).attempts) == ("succeeded", 1)
     assert any(getattr(record, "action", None) == "task_signal_error" for record in caplog.records)
+
+
+def test_a_receiver_raising_cancelled_error_changes_nothing(received, caplog):
+    """task_enqueued (at commit, in the caller's thread), task_started and task_finished (in the
+    job thread): the enqueue returns, the job succeeds, the other receivers still run."""
+    def cancelled(sender, task_result, **kwargs):
+        raise asyncio.CancelledError("receiver cancelled")
+
+    for signal in (task_enqueued, task_started, task_finished):
+        signal.connect(cancelled, weak=False)
+    try:
+        with caplog.at_level(logging.ERROR, logger="django_headgate"):
+            with transaction.atomic():
+                result = django_tasks.add.enqueue(1, 1)
+            stats = run_burst()
+    finally:
+        for signal in (task_enqueued, task_started, task_finished):
+            signal.disconnect(cancelled)
+    assert stats.succeeded == 1 and Job.objects.get(pk=result.id).state == "succeeded"
+    assert [(name, r.status) for name, _, r in received] == [
+        ("started", TaskResultStatus.RUNNING), ("finished", TaskResultStatus.SUCCESSFUL)]
+    errors = [r for r in caplog.records if getattr(r, "action", None) == "task_signal_error"]
+    assert len(errors) == 3 and all(r.exc_info[0] is asyncio.CancelledError for r in errors)
+
+
+def test_a_result_over_max_result_bytes_is_reported_failed(received, settings):
+    """The runner reports what the worker records: FAILED with ResultTooLarge, not SUCCESSFUL."""
+    from django_headgate.exceptions import ResultTooLarge
+
+    settings.HEADGATE = {**settings.HEADGATE, "MAX_RESULT_BYTES": 2048}
+    fits, too_large = django_tasks.text_of.enqueue(1900), django_tasks.text_of.enqueue(2048)
+    run_burst()
+    statuses = {r.id: (r.status, [e.exception_class for e in r.errors]) for name, _, r in received if name == "finished"}
+    for result, status in ((fits, TaskResultStatus.SUCCESSFUL), (too_large, TaskResultStatus.FAILED)):
+        stored = default_task_backend.get_result(result.id)
+        assert statuses[result.id] == (stored.status, [e.exception_class for e in stored.errors])
+        assert stored.status == status
+    assert statuses[too_large.id][1] == [ResultTooLarge]
+    assert Job.objects.get(pk=too_large.id).result is None

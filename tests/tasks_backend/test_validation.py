@@ -65,6 +65,22 @@ def test_arguments_must_be_json():
         django_tasks.add.enqueue(nan, 1)
 
 
+def test_keyword_argument_names_must_be_strings():
+    """Django's Task.enqueue takes **kwargs (string names); the backend's own enqueue() does not
+    rely on it: JSON would turn the key 1 into "1" and the Task would run with other arguments."""
+    from django.tasks import default_task_backend
+
+    with pytest.raises(InvalidArguments, match="string keys"):
+        default_task_backend.enqueue(django_tasks.add, [1], {2: 3})
+
+
+def test_huge_numbers_are_invalid_tasks():
+    with pytest.raises(InvalidTask, match="timeout"):
+        django_tasks.add.using(timeout=10**400)
+    with pytest.raises(InvalidTask, match="max_attempts"):
+        django_tasks.add.using(max_attempts=10**5000)
+
+
 @pytest.mark.parametrize("options, message", [
     ({"max_attempts": 0}, "max_attempts"),
     ({"tags": "billing"}, "tags"),

@@ -72,3 +72,8 @@ def plain_function(value):
 
 def no_context_argument(value):
     return value
+
+
+@task
+def text_of(size):
+    return "t" * size

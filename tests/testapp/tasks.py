@@ -133,4 +133,4 @@ def hold_connection(marker_dir, release_path):
     return pid
 
 
-from . import retry_tasks  # noqa: E402, F401  (registers the snooze and retry-rule tasks)
+from . import outcome_tasks, retry_tasks  # noqa: E402, F401  (registers their tasks)

@@ -44,6 +44,22 @@ def test_every_broken_schedule_is_reported_at_once():
     assert len(messages) == 9
 
 
+def test_arguments_follow_enqueue_rule():
+    """What `manage.py check` accepts, the duty can enqueue: kwargs keys are strings, args a list."""
+    messages = errors_of({
+        "int_key": {"task": "a.b", "cron": "* * * * *", "kwargs": {1: 2}},
+        "not_dict": {"task": "a.b", "cron": "* * * * *", "kwargs": [1]},
+        "not_json": {"task": "a.b", "cron": "* * * * *", "args": [float("nan")]},
+        "six_fields": {"task": "a.b", "cron": "* * * * * *"},
+    })
+    text = "\n".join(messages)
+    assert "['int_key']: kwargs must be a dict with string keys (got a key of type int)." in text
+    assert "['not_dict']: kwargs must be a dict with string keys (got list)." in text
+    assert "['not_json']: args must be JSON-serialisable" in text
+    assert "['six_fields']['cron'] '* * * * * *' must have five fields" in text
+    assert len(messages) == 4
+
+
 def test_missed_ticks_setting_has_a_range():
     assert errors_of({}, PERIODIC_MISSED_TICKS=0)
     assert errors_of({}, PERIODIC_MISSED_TICKS=1000) == []

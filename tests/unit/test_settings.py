@@ -5,6 +5,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from django_headgate.checks import check_settings
 from django_headgate.conf import get_settings, validate_settings
+from django_headgate.durations import shown_value
 
 
 def test_defaults_are_valid():
@@ -88,3 +89,13 @@ def test_max_payload_bytes_range(size):
     _, errors = validate_settings({"MAX_PAYLOAD_BYTES": size})
     assert [name for name, _ in errors] == ["HEADGATE['MAX_PAYLOAD_BYTES']"]
     assert validate_settings({"MAX_PAYLOAD_BYTES": 4_194_304})[1] == []
+
+
+@pytest.mark.parametrize("size", [1023, 4_194_305, 1.5e6, True, 10**400, "1048576"])
+def test_max_result_bytes_range(size):
+    _, errors = validate_settings({"MAX_RESULT_BYTES": size})
+    assert errors == [("HEADGATE['MAX_RESULT_BYTES']", "HEADGATE['MAX_RESULT_BYTES'] must be an integer "
+                       f"from 1024 to 4194304 (got {shown_value(size)}).")]
+    values, errors = validate_settings({"MAX_RESULT_BYTES": 4_194_304})
+    assert errors == [] and values["max_result_bytes"] == 4_194_304
+    assert validate_settings({})[0]["max_result_bytes"] == 1_048_576

@@ -1,6 +1,9 @@
 """Every pass is counted by (duty, outcome) only, signalled, and the last pass of every duty is
 readable by another process (headgate_status) from headgate_duty_run."""
 
+import asyncio
+import logging
+
 import pytest
 
 from django_headgate import metrics
@@ -50,6 +53,27 @@ def test_every_pass_sends_duty_finished(prune_runner):
     finally:
         duty_finished.disconnect(receiver)
     assert received == [("heartbeat_prune", "deleted")]
+
+
+@pytest.mark.parametrize("raised", [ValueError, asyncio.CancelledError])
+def test_a_raising_duty_finished_receiver_never_stops_the_maintainer(prune_runner, caplog, raised):
+    def broken(sender, **kwargs):
+        raise raised("receiver bug")
+
+    received = []
+    duty_finished.connect(broken, weak=False)
+    duty_finished.connect(lambda sender, outcome, **kwargs: received.append(outcome.status), weak=False,
+                          dispatch_uid="after-the-broken-one")
+    try:
+        make_heartbeats(2, prefix="stale")
+        with caplog.at_level(logging.ERROR, logger="django_headgate"):
+            (outcome,) = prune_runner.run_once()
+    finally:
+        duty_finished.disconnect(broken)
+        duty_finished.disconnect(dispatch_uid="after-the-broken-one")
+    assert outcome.status == "deleted" and received == ["deleted"]
+    (record,) = [r for r in caplog.records if getattr(r, "action", None) == "duty_signal_error"]
+    assert record.duty == "heartbeat_prune" and record.exc_info[0] is raised
 
 
 def test_last_outcomes_lists_every_duty_never_run_ones_too(clock):

@@ -63,16 +63,33 @@ class MySQLWorker:
                 if by_id[self.from_db_uuid(db_id)].fence == fence]
         if not ours:
             return set()
-        with_result = [(db_id, by_id[job_id].result_json) for db_id, job_id in ours
-                       if by_id[job_id].result_json is not None]
-        if with_result:
-            result = "CASE id " + " ".join(["WHEN %s THEN %s"] * len(with_result)) + " END"
-        else:
-            result = "NULL"
-        params = [value for pair in with_result for value in pair]
-        cursor.execute(SQL_COMPLETE_LOCKED.format(result=result, ids=placeholders(len(ours))),
-                       [*params, *(db_id for db_id, _ in ours)])
+        for group in self._by_packet(ours, by_id):
+            with_result = [(db_id, by_id[job_id].result_json) for db_id, job_id in group
+                           if by_id[job_id].result_json is not None]
+            if with_result:
+                result = "CASE id " + " ".join(["WHEN %s THEN %s"] * len(with_result)) + " END"
+            else:
+                result = "NULL"
+            params = [value for pair in with_result for value in pair]
+            cursor.execute(SQL_COMPLETE_LOCKED.format(result=result, ids=placeholders(len(group))),
+                           [*params, *(db_id for db_id, _ in group)])
         return {job_id for _, job_id in ours}
+
+    def _by_packet(self, ours, by_id):
+        """``ours`` in groups whose results fit one statement under max_allowed_packet (escaping
+        can double JSON text; a lone larger result is a group of its own): results of up to
+        HEADGATE["MAX_RESULT_BYTES"] each never add up to a statement the server refuses. Most
+        batches are one group."""
+        group, size = [], 0
+        for pair in ours:
+            result_json = by_id[pair[1]].result_json
+            row_bytes = 2 * len(result_json) + 64 if result_json is not None else 64
+            if group and size + row_bytes > self.max_insert_bytes:
+                yield group
+                group, size = [], 0
+            group.append(pair)
+            size += row_bytes
+        yield group
 
     def renew_unlocked_leases(self, worker_id, leases, lease_seconds):
         if not leases:
