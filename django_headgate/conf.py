@@ -19,9 +19,10 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 
-from .durations import DAY, HOUR, MINUTE, describe_duration, plain_number, shown_value
-from .periodic import periodic_setting_errors
-from .validation import QUEUE_NAME_RE, retention_class_setting_errors
+from .values.durations import DAY, HOUR, MINUTE, describe_duration, plain_number, shown_value
+from .values.schedules import periodic_setting_errors
+from .values.job_options import QUEUE_NAME_RE
+from .values.policy_options import retention_class_setting_errors
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from .exceptions import InvalidJob, InvalidRunAt
 from .ids import uuid7
 from .models import Job, JobState
-from .payload import check_args, dump_json, load_json
+from .values.payload import check_args, dump_json, load_json
 from .registry import get_task, get_task_to_enqueue
 from .retention import resolve_retention_class
 from .store.base import NewJob
-from .validation import (
+from .values.job_options import (
     check_delay,
     check_max_attempts,
     check_priority,

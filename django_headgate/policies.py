@@ -17,11 +17,11 @@ from datetime import timedelta
 from django.db import connections, transaction
 
 from .conf import get_settings
-from .durations import describe_duration
+from .values.durations import describe_duration
 from .exceptions import InvalidPolicy
 from .models import ArchivePolicy, QueueStoragePolicy, RetentionClass
 from .retention import FOREVER_CLASS, STANDARD_CLASS, forget_queue_policies
-from .validation import (
+from .values.policy_options import (
     check_class_key,
     check_cleanup_batch_limit,
     check_policy_duration,

@@ -24,7 +24,7 @@ Options of ``@headgate.task``: ``queue``, ``priority``, ``max_attempts``, ``rete
 and ``timeout`` are the task's defaults at enqueue (an option given to ``enqueue()`` overrides
 them). ``retry_on``, ``no_retry_on`` and ``backoff`` are the task's retry rules, applied by the
 worker to each failed attempt (``retry_rules.py``); tasks registered otherwise keep the global
-ones. ``cron`` is validated as ``HEADGATE["PERIODIC"]``'s crons are (``periodic.cron_error``) and
+ones. ``cron`` is validated as ``HEADGATE["PERIODIC"]``'s crons are (``values.schedules.cron_error``) and
 stored on the entry for the periodic duty (DESIGN §12).
 """
 
@@ -38,10 +38,10 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import autodiscover_modules
 
 from .exceptions import InvalidTaskDefinition, InvalidTaskOption, InvalidTimeout, UnregisteredTask
-from .payload import check_text
-from .periodic import cron_error
+from .values.payload import check_text
+from .values.schedules import cron_error
 from .retry_rules import Backoff, check_backoff, check_retry_classes, is_retried
-from .validation import check_max_attempts, check_priority, check_queue_name, check_timeout
+from .values.job_options import check_max_attempts, check_priority, check_queue_name, check_timeout
 
 logger = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ Retries still stop at ``max_attempts``.
 from dataclasses import dataclass
 
 from .conf import FIELDS_BY_PATH
-from .durations import describe_duration, plain_number, seconds_within, shown_value
+from .values.durations import describe_duration, plain_number, seconds_within, shown_value
 from .exceptions import InvalidTaskOption
 from .snooze import Snooze
 

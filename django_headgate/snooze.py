@@ -7,7 +7,7 @@ snooze beyond that is a failed attempt with the error ``SnoozeLimitExceeded`` (r
 like any failure), so no job snoozes for ever. docs/job-control.md says the rest.
 """
 
-from .durations import DAY, describe_duration, seconds_within, shown_value
+from .values.durations import DAY, describe_duration, seconds_within, shown_value
 from .exceptions import InvalidSnooze
 
 #: The longest snooze: beyond it, schedule the work with ``enqueue(run_at=...)``.

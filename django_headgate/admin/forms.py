@@ -18,7 +18,7 @@ from django.utils.dateparse import parse_duration
 from .. import policies
 from ..exceptions import HeadgateError
 from ..models import ArchivePolicy, QueueStoragePolicy, RetentionClass
-from ..validation import duration_suffix
+from ..values.policy_options import duration_suffix
 
 #: "7d", "12h", "90m", "45s", combinable: "1d 12h".
 COMPACT_DURATION_RE = re.compile(r"\s*(?:(-?\d+)\s*([dhms])\s*)+")

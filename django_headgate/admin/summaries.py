@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from ..archive_months import prepared_layout
 from ..conf import get_settings
-from ..durations import describe_duration
+from ..values.durations import describe_duration
 from ..models import JobState
 from ..status import reader
 from ..store import get_store

@@ -24,10 +24,16 @@ from django.utils.json import normalize_json
 from ..conf import get_settings
 from ..exceptions import HeadgateError, InvalidJob
 from ..ids import uuid7
-from ..payload import check_kwargs
+from ..values.payload import check_kwargs
 from ..registry import get_task_to_enqueue, register_django_task
 from ..signals import call_receivers, receiver_name
-from ..validation import check_max_attempts, check_queue_name, check_tags, check_timeout, check_unique_key
+from ..values.job_options import (
+    check_max_attempts,
+    check_queue_name,
+    check_tags,
+    check_timeout,
+    check_unique_key,
+)
 from .checks import E_TASKS_OPTIONS, E_TASKS_QUEUE
 from .task_results import (
     RUNNER_PATH,

@@ -20,7 +20,7 @@ from datetime import timedelta
 
 from django.db import DatabaseError, connections
 
-from ..durations import describe_duration
+from ..values.durations import describe_duration
 from ..policies import register_configured_classes
 from ..store import get_store
 from .outcomes import load_schedule

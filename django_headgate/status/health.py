@@ -8,7 +8,7 @@ workers are an index range of the heartbeat table, and the oldest ready job per 
 through the claim index over the ready backlog only, never a scan of the hot table.
 """
 
-from ..durations import describe_duration
+from ..values.durations import describe_duration
 from ..maintenance.registry import DUTIES_BY_NAME
 from . import reader
 

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from ..archive_horizon import horizon_report
 from ..archive_months import prepared_layout
-from ..durations import describe_duration
+from ..values.durations import describe_duration
 from ..periodic_status import periodic_section
 from . import health, reader
 

@@ -38,7 +38,7 @@ class JobContext:
         """Replace the job's progress with any JSON-serialisable value (made storable: NUL and
         surrogates become U+FFFD). Raises ResultTooLarge, and changes nothing, when it encodes to
         more than HEADGATE["MAX_RESULT_BYTES"]."""
-        from ..validation import dump_json
+        from ..values.payload import dump_json
 
         progress_json = dump_json(storable_value(progress), "progress")
         if len(progress_json) > self._max_result_bytes:

@@ -8,7 +8,7 @@ from django.db import connections
 
 from ..conf import MAX_RESULT_BYTES_DEFAULT, MAX_SNOOZES_DEFAULT
 from ..exceptions import SnoozeLimitExceeded, UnknownTask
-from ..payload import load_json
+from ..values.payload import load_json
 from ..registry import get_task
 from ..signals import attempt_outcome, send_job_finished, send_job_started
 from ..snooze import Snooze

@@ -17,7 +17,7 @@ from django_headgate.exceptions import (
     PayloadTooLarge,
 )
 from django_headgate.models import ArchivePolicy, Job, QueueStoragePolicy, RetentionClass
-from django_headgate.payload import MAX_JSON_DEPTH
+from django_headgate.values.payload import MAX_JSON_DEPTH
 
 TASK = "tests.testapp.tasks.noop"
 NUL, SURROGATE = "a\x00b", "a\ud800b"

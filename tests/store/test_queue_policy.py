@@ -7,7 +7,7 @@ import pytest
 import django_headgate as headgate
 from django_headgate.exceptions import InvalidPolicy, UnknownRetentionClass
 from django_headgate.models import Job, QueueStoragePolicy, RetentionClass
-from django_headgate.validation import derived_class_key
+from django_headgate.values.policy_options import derived_class_key
 
 from tests.support.retention_rows import enqueue
 

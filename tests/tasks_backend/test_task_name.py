@@ -12,7 +12,8 @@ from django.tasks import TaskResultStatus
 import django_headgate as headgate
 from django_headgate.backends.tasks import RUNNER_PATH
 from django_headgate.models import Job
-from django_headgate.validation import dump_json, fingerprint
+from django_headgate.values.job_options import fingerprint
+from django_headgate.values.payload import dump_json
 from django_headgate.worker import Worker
 from tests.admin.conftest import VIEW_PERMISSIONS, client_for, make_user
 from tests.testapp import django_tasks

@@ -8,7 +8,7 @@ import pytest
 
 import django_headgate as headgate
 from django_headgate.conf import validate_settings
-from django_headgate.durations import shown_value
+from django_headgate.values.durations import shown_value
 from django_headgate.exceptions import (
     InvalidJob,
     InvalidPolicy,
@@ -19,14 +19,8 @@ from django_headgate.exceptions import (
     InvalidTimeout,
 )
 from django_headgate.retry_rules import check_backoff
-from django_headgate.validation import (
-    check_cleanup_batch_limit,
-    check_delay,
-    check_max_attempts,
-    check_policy_duration,
-    check_priority,
-    check_timeout,
-)
+from django_headgate.values.policy_options import check_cleanup_batch_limit, check_policy_duration
+from django_headgate.values.job_options import check_delay, check_max_attempts, check_priority, check_timeout
 
 HUGE = [10**400, -(10**400), 10**5000, float("inf"), float("nan")]
 

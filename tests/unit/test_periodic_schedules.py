@@ -3,7 +3,7 @@
 from datetime import UTC, datetime, timedelta
 
 from django_headgate.conf import validate_settings
-from django_headgate.periodic import Schedule, build_schedules
+from django_headgate.values.schedules import Schedule, build_schedules
 
 NOW = datetime(2026, 12, 1, 10, 17, 30, tzinfo=UTC)
 

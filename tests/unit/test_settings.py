@@ -5,7 +5,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from django_headgate.checks import check_settings
 from django_headgate.conf import get_settings, validate_settings
-from django_headgate.durations import shown_value
+from django_headgate.values.durations import shown_value
 
 
 def test_defaults_are_valid():

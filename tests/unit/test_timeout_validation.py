@@ -7,7 +7,7 @@ import pytest
 import django_headgate as headgate
 from django_headgate import registry
 from django_headgate.exceptions import HeadgateError, InvalidJob, InvalidTaskDefinition, InvalidTimeout
-from django_headgate.validation import check_timeout
+from django_headgate.values.job_options import check_timeout
 
 
 @pytest.mark.parametrize("value, seconds", [

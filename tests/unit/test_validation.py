@@ -10,8 +10,8 @@ from django_headgate.exceptions import (
     InvalidText,
     UnknownTask,
 )
-from django_headgate.payload import check_args
-from django_headgate.validation import (
+from django_headgate.values.payload import check_args
+from django_headgate.values.job_options import (
     check_priority,
     check_queue_name,
     check_run_at,

@@ -12,7 +12,7 @@ from ...conf import get_settings
 from ...console import CommandLogging
 from ...exceptions import HeadgateError, InvalidText, WorkerStartFailed
 from ..startup import require_configured_classes
-from ...validation import QUEUE_NAME_RE, check_worker_id
+from ...values.job_options import QUEUE_NAME_RE, check_worker_id
 from ...worker import Worker
 
 #: Exit statuses besides 0 (done) and 1 (error, e.g. the database unreachable at start-up).

@@ -6,7 +6,7 @@ Checked at enqueue before anything is written; each refusal is an ``InvalidArgum
 
 import json
 
-from .exceptions import InvalidArguments, InvalidText, PayloadTooDeep, PayloadTooLarge
+from ..exceptions import InvalidArguments, InvalidText, PayloadTooDeep, PayloadTooLarge
 
 # Containers (lists, dicts) nested in one stored JSON document, the outer args list or kwargs
 # dict included. MariaDB's JSON_VALID (the CHECK on its JSON columns) refuses 32 levels.

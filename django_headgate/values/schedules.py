@@ -5,7 +5,7 @@ A schedule is ``{"name": {"task": "app.tasks.f", "cron": "*/5 * * * *", "args": 
 expressions are evaluated by `cronsim <https://pypi.org/project/cronsim/>`_ (five fields, Debian
 cron semantics, DST handled through ``zoneinfo``) in the schedule's time zone; a tick is an aware
 datetime, and its unique key is ``periodic:<name>:<tick in UTC, ISO 8601>`` (a namespace no
-other caller may use: ``validation.check_unique_key``).
+other caller may use: ``job_options.check_unique_key``).
 
 This module only computes: the ``periodic`` duty (``maintenance/periodic.py``) enqueues the due
 ticks, by the store clock it passes in.
@@ -18,9 +18,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from cronsim import CronSim, CronSimError
 
-from .exceptions import InvalidArguments
+from ..exceptions import InvalidArguments
 from .payload import check_args
-from .validation import PERIODIC_KEY_PREFIX, QUEUE_NAME_RE
+from .job_options import PERIODIC_KEY_PREFIX, QUEUE_NAME_RE
 
 SCHEDULE_NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 SCHEDULE_KEYS = frozenset({"task", "cron", "args", "kwargs", "queue", "timezone"})
@@ -152,7 +152,7 @@ def registry_schedules():
     """The schedules of tasks registered with ``@headgate.task(cron=...)``: named by the task's
     dotted path, no arguments, the task's queue, UTC. A cron expression that is invalid, or a
     path longer than a schedule name, is left out here and reported by the checks."""
-    from .registry import get_task, registered_paths
+    from ..registry import get_task, registered_paths
 
     schedules = []
     for path in registered_paths():
@@ -164,7 +164,7 @@ def registry_schedules():
 
 def registry_cron_errors():
     """``[(task path, message)]`` for every ``@headgate.task(cron=...)`` that cannot be scheduled."""
-    from .registry import get_task, registered_paths
+    from ..registry import get_task, registered_paths
 
     errors = []
     for path in registered_paths():
