@@ -19,7 +19,7 @@ _EXPORTS = {
     "retry": "api",
     "current_job": "worker.context",
     "JobTimeout": "exceptions",
-    "task": "registry",
+    "task": "registry.tasks",
     "register_retention_class": "policies",
     "set_queue_retention": "policies",
     "clear_queue_retention": "policies",

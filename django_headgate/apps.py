@@ -13,7 +13,7 @@ class HeadgateConfig(AppConfig):
         from .backends import checks as tasks_backend_checks  # noqa: F401  (headgate.E020)
         from .conf import validate_settings
         from .policies import register_after_migrate
-        from .registry import discover_tasks
+        from .registry.tasks import discover_tasks
 
         # Built-in and HEADGATE["RETENTION_CLASSES"] classes exist after migrate (and flush).
         post_migrate.connect(register_after_migrate, sender=self, dispatch_uid="headgate.register_classes")

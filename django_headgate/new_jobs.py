@@ -14,7 +14,7 @@ from .exceptions import InvalidJob, InvalidRunAt
 from .ids import uuid7
 from .models import Job, JobState
 from .values.payload import check_args, dump_json, load_json
-from .registry import get_task, get_task_to_enqueue
+from .registry.tasks import get_task, get_task_to_enqueue
 from .retention import resolve_retention_class
 from .store.base import NewJob
 from .values.job_options import (

@@ -88,7 +88,7 @@ class JobLabels:
         self._lock = threading.Lock()
 
     def task(self, path):
-        from .registry import is_registered
+        from .registry.tasks import is_registered
 
         return path if is_registered(path) else OTHER
 

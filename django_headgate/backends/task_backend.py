@@ -25,7 +25,7 @@ from ..conf import get_settings
 from ..exceptions import HeadgateError, InvalidJob
 from ..ids import uuid7
 from ..values.payload import check_kwargs
-from ..registry import get_task_to_enqueue, register_django_task
+from ..registry.tasks import get_task_to_enqueue, register_django_task
 from ..signals import call_receivers, receiver_name
 from ..values.job_options import (
     check_max_attempts,

@@ -15,7 +15,7 @@ from django.tasks.base import Task, TaskError, TaskResult, TaskResultStatus
 from django.tasks.exceptions import TaskResultDoesNotExist
 from ..exceptions import UnregisteredTask
 from ..models import JobState
-from ..registry import DJANGO_TASK, get_task
+from ..registry.tasks import DJANGO_TASK, get_task
 
 #: The runner's path: the ``task`` of Tasks-backend rows written before migration 0005, and of
 #: Tasks whose class is not HeadgateTask (a stable path: it is stored in job rows).

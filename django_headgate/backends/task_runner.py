@@ -21,7 +21,7 @@ from django.utils.json import normalize_json
 
 from ..conf import get_settings
 from ..exceptions import UnknownTask, UnregisteredTask
-from ..registry import DJANGO_TASK, is_registered
+from ..registry.tasks import DJANGO_TASK, is_registered
 from ..store import get_store
 from ..worker.context import current_job, json_result, result_too_large
 from ..worker.error_entries import describe_error

@@ -152,7 +152,7 @@ def registry_schedules():
     """The schedules of tasks registered with ``@headgate.task(cron=...)``: named by the task's
     dotted path, no arguments, the task's queue, UTC. A cron expression that is invalid, or a
     path longer than a schedule name, is left out here and reported by the checks."""
-    from ..registry import get_task, registered_paths
+    from ..registry.tasks import get_task, registered_paths
 
     schedules = []
     for path in registered_paths():
@@ -164,7 +164,7 @@ def registry_schedules():
 
 def registry_cron_errors():
     """``[(task path, message)]`` for every ``@headgate.task(cron=...)`` that cannot be scheduled."""
-    from ..registry import get_task, registered_paths
+    from ..registry.tasks import get_task, registered_paths
 
     errors = []
     for path in registered_paths():

@@ -33,7 +33,7 @@ from collections import deque
 from django.db import DatabaseError
 
 from ..exceptions import StaleLease
-from ..retry_rules import Backoff
+from ..registry.retry_rules import Backoff
 from ..store.entries import dump_entry, error_entry
 from ..store.records import Completion
 from .backoff import JITTER_FRACTION, retry_delay_seconds

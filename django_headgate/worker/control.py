@@ -24,7 +24,7 @@ import time
 import traceback
 
 from ..exceptions import JobTimeout
-from ..registry import get_task, is_registered
+from ..registry.tasks import get_task, is_registered
 from ..store.entries import class_entry
 from .executor import Outcome
 from .logs import log_job_control

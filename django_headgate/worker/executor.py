@@ -9,7 +9,7 @@ from django.db import connections
 from ..conf import MAX_RESULT_BYTES_DEFAULT, MAX_SNOOZES_DEFAULT
 from ..exceptions import SnoozeLimitExceeded, UnknownTask
 from ..values.payload import load_json
-from ..registry import get_task
+from ..registry.tasks import get_task
 from ..signals import attempt_outcome, send_job_finished, send_job_started
 from ..snooze import Snooze
 from .context import JobContext, _set_current_job, json_result, result_too_large

@@ -113,7 +113,7 @@ def test_bad_backend_settings_are_reported_and_refused():
 
 
 def test_django_tasks_are_registered_as_such():
-    from django_headgate import registry
+    from django_headgate.registry import tasks as registry
     from tests.testapp import django_tasks
 
     entry = registry.get_task("tests.testapp.django_tasks.add", kind=registry.DJANGO_TASK)

@@ -18,7 +18,7 @@ from django_headgate.exceptions import (
     InvalidTaskOption,
     InvalidTimeout,
 )
-from django_headgate.retry_rules import check_backoff
+from django_headgate.registry.retry_rules import check_backoff
 from django_headgate.values.policy_options import check_cleanup_batch_limit, check_policy_duration
 from django_headgate.values.job_options import check_delay, check_max_attempts, check_priority, check_timeout
 

@@ -3,7 +3,7 @@
 import pytest
 
 import django_headgate as headgate
-from django_headgate import registry
+from django_headgate.registry import tasks as registry
 from django_headgate.exceptions import (
     InvalidJob,
     InvalidPriority,

@@ -7,9 +7,9 @@ from datetime import timedelta
 import pytest
 
 import django_headgate as headgate
-from django_headgate import registry
+from django_headgate.registry import tasks as registry
 from django_headgate.exceptions import InvalidTaskDefinition, InvalidTaskOption
-from django_headgate.retry_rules import Backoff, check_backoff, is_retried
+from django_headgate.registry.retry_rules import Backoff, check_backoff, is_retried
 from django_headgate.worker.backoff import JITTER_FRACTION, retry_delay_seconds
 
 PATH = "tests.unit.test_retry_rules.ruled"

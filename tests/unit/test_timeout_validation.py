@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 
 import django_headgate as headgate
-from django_headgate import registry
+from django_headgate.registry import tasks as registry
 from django_headgate.exceptions import HeadgateError, InvalidJob, InvalidTaskDefinition, InvalidTimeout
 from django_headgate.values.job_options import check_timeout
 

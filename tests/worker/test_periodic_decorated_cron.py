@@ -8,7 +8,7 @@ from django_headgate.maintenance.periodic import PeriodicDuty
 from django_headgate.models import Job
 from django_headgate.exceptions import InvalidTaskOption
 from django_headgate.values.schedules import configured_schedules, periodic_setting_errors
-from django_headgate.registry import is_registered, register_task, unregister_task
+from django_headgate.registry.tasks import is_registered, register_task, unregister_task
 from tests.testapp import periodic_tasks
 
 from tests.support.periodic import EVERY_MINUTE, make_duty, periodic_settings, tick_of

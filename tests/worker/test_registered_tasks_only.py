@@ -5,7 +5,7 @@ import sys
 import pytest
 
 import django_headgate as headgate
-from django_headgate import registry
+from django_headgate.registry import tasks as registry
 from django_headgate.exceptions import UnregisteredTask
 from django_headgate.models import Job
 from django_headgate.worker import Worker

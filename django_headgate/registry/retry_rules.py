@@ -16,10 +16,10 @@ Retries still stop at ``max_attempts``.
 
 from dataclasses import dataclass
 
-from .conf import FIELDS_BY_PATH
-from .values.durations import describe_duration, plain_number, seconds_within, shown_value
-from .exceptions import InvalidTaskOption
-from .snooze import Snooze
+from ..conf import FIELDS_BY_PATH
+from ..values.durations import describe_duration, plain_number, seconds_within, shown_value
+from ..exceptions import InvalidTaskOption
+from ..snooze import Snooze
 
 #: The keys of the ``backoff`` option, and the global settings whose ranges they share.
 BACKOFF_KEYS = {"base": ("RETRY_BACKOFF_BASE",), "max": ("RETRY_BACKOFF_MAX",), "jitter": None}

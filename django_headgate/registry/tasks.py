@@ -37,11 +37,11 @@ from django.apps import apps
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import autodiscover_modules
 
-from .exceptions import InvalidTaskDefinition, InvalidTaskOption, InvalidTimeout, UnregisteredTask
-from .values.payload import check_text
-from .values.schedules import cron_error
+from ..exceptions import InvalidTaskDefinition, InvalidTaskOption, InvalidTimeout, UnregisteredTask
+from ..values.payload import check_text
+from ..values.schedules import cron_error
 from .retry_rules import Backoff, check_backoff, check_retry_classes, is_retried
-from .values.job_options import check_max_attempts, check_priority, check_queue_name, check_timeout
+from ..values.job_options import check_max_attempts, check_priority, check_queue_name, check_timeout
 
 logger = logging.getLogger(__name__)
 
@@ -236,7 +236,7 @@ def discover_tasks(task_modules):
     """Import every installed app's ``tasks`` module, then ``task_modules`` (registering their functions)."""
     from importlib import import_module
 
-    from .backends import tasks as tasks_backend
+    from ..backends import tasks as tasks_backend
 
     register_task(tasks_backend.run_django_task, name=tasks_backend.RUNNER_PATH, kind=NATIVE)
     autodiscover_modules("tasks")
