@@ -42,7 +42,8 @@ def check_periodic_tasks(app_configs=None, **kwargs):
     """Every periodic schedule names a registered task (headgate.E030), and every
     ``@headgate.task(cron=...)`` can be scheduled (headgate.E031). The grammar of
     HEADGATE["PERIODIC"] itself (cron, timezone, keys) is part of headgate.E001."""
-    from .values.schedules import configured_schedules, periodic_setting_errors, registry_cron_errors
+    from .registry.schedules import configured_schedules, registry_cron_errors
+    from .values.schedules import periodic_setting_errors
     from .registry.tasks import is_registered
 
     messages = [checks.Error(message, obj=path, id=E_PERIODIC_DECORATED) for path, message in registry_cron_errors()]

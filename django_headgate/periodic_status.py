@@ -5,7 +5,7 @@ schedule); the next tick is computed from the store clock.
 """
 
 from .models import PeriodicTick
-from .values.schedules import configured_schedules
+from .registry.schedules import configured_schedules
 
 
 def periodic_section(ctx):

@@ -21,7 +21,7 @@ from django.db import transaction
 from ..conf import BATCH_TIMEOUT_DEFAULT, FAILURE_BACKOFF_DEFAULT, FULL_BATCH_BACKOFF_DEFAULT
 from ..exceptions import HeadgateError
 from ..models import PeriodicTick
-from ..values.schedules import configured_schedules, registry_schedules
+from ..registry.schedules import configured_schedules, registry_schedules
 from .duty import CANCELLED, Duty
 
 logger = logging.getLogger(__name__)

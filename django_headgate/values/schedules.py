@@ -7,8 +7,9 @@ cron semantics, DST handled through ``zoneinfo``) in the schedule's time zone; a
 datetime, and its unique key is ``periodic:<name>:<tick in UTC, ISO 8601>`` (a namespace no
 other caller may use: ``job_options.check_unique_key``).
 
-This module only computes: the ``periodic`` duty (``maintenance/periodic.py``) enqueues the due
-ticks, by the store clock it passes in.
+It reads no registry (``registry/schedules.py`` adds the decorated tasks' crons) and only
+computes: the ``periodic`` duty (``maintenance/periodic.py``) enqueues the due ticks, by the
+store clock it passes in.
 """
 
 import re
@@ -146,44 +147,3 @@ def build_schedules(raw):
                  timezone=entry.get("timezone", "UTC"))
         for name, entry in sorted(raw.items())
     ]
-
-
-def registry_schedules():
-    """The schedules of tasks registered with ``@headgate.task(cron=...)``: named by the task's
-    dotted path, no arguments, the task's queue, UTC. A cron expression that is invalid, or a
-    path longer than a schedule name, is left out here and reported by the checks."""
-    from ..registry.tasks import get_task, registered_paths
-
-    schedules = []
-    for path in registered_paths():
-        entry = get_task(path)
-        if entry.cron and cron_error(entry.cron) is None and SCHEDULE_NAME_RE.fullmatch(path):
-            schedules.append(Schedule(name=path, task=path, cron=entry.cron, queue=entry.queue))
-    return schedules
-
-
-def registry_cron_errors():
-    """``[(task path, message)]`` for every ``@headgate.task(cron=...)`` that cannot be scheduled."""
-    from ..registry.tasks import get_task, registered_paths
-
-    errors = []
-    for path in registered_paths():
-        cron = get_task(path).cron
-        if not cron:
-            continue
-        message = cron_error(cron)
-        if message:
-            errors.append((path, f"@headgate.task(cron=...) of {path!r}: {message}."))
-        elif not SCHEDULE_NAME_RE.fullmatch(path):
-            errors.append((path, f"@headgate.task(cron=...) of {path!r}: the task path is longer than the "
-                                 "100 characters of a schedule name; declare it in HEADGATE['PERIODIC']."))
-    return errors
-
-
-def configured_schedules(raw):
-    """Every schedule: ``HEADGATE["PERIODIC"]`` (``raw``, validated) and the decorated tasks'
-    crons; a name declared in the settings wins over a decorated task of that path."""
-    from_settings = build_schedules(raw)
-    names = {schedule.name for schedule in from_settings}
-    decorated = [schedule for schedule in registry_schedules() if schedule.name not in names]
-    return sorted(from_settings + decorated, key=lambda schedule: schedule.name)

@@ -7,7 +7,8 @@ from django_headgate.conf import get_settings
 from django_headgate.maintenance.periodic import PeriodicDuty
 from django_headgate.models import Job
 from django_headgate.exceptions import InvalidTaskOption
-from django_headgate.values.schedules import configured_schedules, periodic_setting_errors
+from django_headgate.registry.schedules import configured_schedules
+from django_headgate.values.schedules import periodic_setting_errors
 from django_headgate.registry.tasks import is_registered, register_task, unregister_task
 from tests.testapp import periodic_tasks
 
