@@ -11,6 +11,7 @@ class HeadgateConfig(AppConfig):
     def ready(self):
         from . import checks  # noqa: F401  (registers the system checks)
         from .backends import checks as tasks_backend_checks  # noqa: F401  (headgate.E020)
+        from .backends.tasks import register_runner
         from .conf import validate_settings
         from .policies import register_after_migrate
         from .registry.tasks import discover_tasks
@@ -21,4 +22,5 @@ class HeadgateConfig(AppConfig):
         # HEADGATE["TASK_MODULES"] now, in web processes and workers alike. An invalid
         # TASK_MODULES is reported by the system checks (the default, none, is used meanwhile).
         values, _ = validate_settings()
+        register_runner()  # the Django Tasks runner: registered from here, the core never imports backends/
         discover_tasks(values["task_modules"])

@@ -12,6 +12,7 @@ import django
 from django.core.exceptions import ImproperlyConfigured
 
 from ..exceptions import UnknownTask
+from ..registry.tasks import NATIVE, register_task
 from .checks import REQUIRES_DJANGO_TASKS, has_django_tasks
 
 if has_django_tasks():
@@ -39,4 +40,13 @@ else:  # Django < 6.0
                           task=payload.get("task_path"))
 
 
-__all__ = ["HeadgateBackend", "HeadgateTask", "RUNNER_PATH", "run_django_task", "task"]
+
+
+def register_runner():
+    """Register :func:`run_django_task` under ``RUNNER_PATH``, the task the Django Tasks jobs of
+    older versions name. ``HeadgateConfig.ready()`` calls it: the registry never imports this
+    adapter (it sits above the registry)."""
+    register_task(run_django_task, name=RUNNER_PATH, kind=NATIVE)
+
+
+__all__ = ["HeadgateBackend", "HeadgateTask", "RUNNER_PATH", "register_runner", "run_django_task", "task"]

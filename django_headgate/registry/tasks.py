@@ -236,9 +236,6 @@ def discover_tasks(task_modules):
     """Import every installed app's ``tasks`` module, then ``task_modules`` (registering their functions)."""
     from importlib import import_module
 
-    from ..backends import tasks as tasks_backend
-
-    register_task(tasks_backend.run_django_task, name=tasks_backend.RUNNER_PATH, kind=NATIVE)
     autodiscover_modules("tasks")
     for module_path in task_modules:
         try:
