@@ -108,9 +108,9 @@ def load_rows(rows, jobs):
     """Empty both tables and bulk-load ``rows`` archived and ``jobs`` hot jobs; returns seconds."""
     from django.db import connection
 
-    from django_headgate.archive_months import parse_archive_month
+    from django_headgate.archive.months import prepared_archive_month
 
-    first, last = parse_archive_month(FIRST_MONTH), parse_archive_month(LAST_MONTH)
+    first, last = prepared_archive_month(FIRST_MONTH), prepared_archive_month(LAST_MONTH)
     start_ms, span = first.start_ms, last.end_ms - first.start_ms - 1
     stamp = datetime(2026, 7, 1, tzinfo=timezone.utc)
     stamp = stamp.replace(tzinfo=None) if connection.vendor == "mysql" else stamp

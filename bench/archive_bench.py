@@ -232,9 +232,9 @@ def prune_versus_delete(rows, tablespace=None):
     from django.db import connection
 
     from django_headgate import prune_archive_month
-    from django_headgate.archive_months import parse_archive_month
+    from django_headgate.archive.months import prepared_archive_month
 
-    partition = parse_archive_month(MONTH)
+    partition = prepared_archive_month(MONTH)
     if tablespace:
         move_to_tablespace(partition, tablespace)
     execute("DELETE FROM headgate_job_archive" if connection.vendor == "mysql" else "TRUNCATE headgate_job_archive")

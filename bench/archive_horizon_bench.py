@@ -25,7 +25,7 @@ from bench.common import emit
 def reset_archive():
     from django.core.management import call_command
 
-    from django_headgate.archive_months import forget_prepared_layout
+    from django_headgate.store.archive_layout import forget_prepared_layout
 
     call_command("migrate", "headgate", "0001", verbosity=0)
     call_command("migrate", "headgate", verbosity=0)
@@ -33,14 +33,14 @@ def reset_archive():
 
 
 def edge_span():
-    from django_headgate.archive_months import AFTER_EDGE, ArchivePartition, month_start_ms
+    from django_headgate.store.archive_layout import AFTER_EDGE, ArchivePartition, month_start_ms
 
     return ArchivePartition("after_2031", AFTER_EDGE.table_name, AFTER_EDGE.partition_name,
                             AFTER_EDGE.start_ms, month_start_ms(2034, 1) - 1)
 
 
 def timed_extension():
-    from django_headgate.archive_horizon import extend_horizon
+    from django_headgate.archive.horizon import extend_horizon
 
     started = time.perf_counter()
     run = extend_horizon("203312")
@@ -48,7 +48,7 @@ def timed_extension():
 
 
 def extension_case(rows):
-    from django_headgate.archive_months import AFTER_EDGE
+    from django_headgate.store.archive_layout import AFTER_EDGE
 
     reset_archive()
     fill_seconds = fill_month(rows, edge_span()) if rows else 0.0

@@ -25,7 +25,7 @@ _EXPORTS = {
     "clear_queue_retention": "policies",
     "set_archive_policy": "policies",
     "clear_archive_policy": "policies",
-    "prune_archive_month": "archive",
+    "prune_archive_month": "archive.prune",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from django.apps import apps
 
-from .archive_months import prepared_layout
+from .store.archive_layout import prepared_layout
 from .exceptions import HeadgateError
 
 PROFILES = ("owner", "runtime", "retention")
@@ -55,7 +55,7 @@ def model_tables():
 
 def archive_partition_tables(using):
     """PostgreSQL: every child table of the archive (the prepared months and the two edges),
-    as the catalogue has them (``archive_months.prepared_layout``: the horizon moves)."""
+    as the catalogue has them (``store.archive_layout.prepared_layout``: the horizon moves)."""
     return [partition.table_name for partition in prepared_layout(using).partitions]
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.db import connection, connections
 
-from django_headgate.archive_months import forget_prepared_layout
+from django_headgate.store.archive_layout import forget_prepared_layout
 from django_headgate.retention import forget_known_classes
 from django_headgate.store import get_store
 

@@ -8,7 +8,7 @@ jobs of the last hour are found through their expiry index. None of these reads 
 
 from dataclasses import dataclass
 
-from ..archive_months import prepared_layout
+from ..store.archive_layout import prepared_layout
 from ..conf import get_settings
 from ..values.durations import describe_duration
 from ..models import JobState
@@ -102,7 +102,7 @@ def archive_estimates(request):
 
 
 def archive_layout(request):
-    """The archive's prepared partitions (``archive_months.prepared_layout``), read from the
+    """The archive's prepared partitions (``store.archive_layout.prepared_layout``), read from the
     catalogue once per request: another process may have extended the horizon or retired months."""
     layout = getattr(request, "_headgate_archive_layout", None)
     if layout is None:

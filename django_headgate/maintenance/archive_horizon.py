@@ -9,8 +9,8 @@ wait for the archive's locks. A pass reports the months it created; a refusal
 
 import logging
 
-from ..archive_horizon import extend_horizon, lookahead_target
-from ..archive_months import prepared_layout
+from ..archive.horizon import extend_horizon, lookahead_target
+from ..store.archive_layout import prepared_layout
 from ..exceptions import ArchiveHorizonRefused, UnsupportedOnVendor
 from .duty import Duty
 

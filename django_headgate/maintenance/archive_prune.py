@@ -13,8 +13,8 @@ pruned.
 
 import logging
 
-from ..archive import ROWS_NOT_EXPIRED, prune_archive_month
-from ..archive_months import prepared_layout
+from ..archive.prune import ROWS_NOT_EXPIRED, prune_archive_month
+from ..store.archive_layout import prepared_layout
 from ..exceptions import ArchivePruneRefused
 from .duty import Duty
 

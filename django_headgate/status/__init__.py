@@ -7,7 +7,7 @@ validated settings (commands and the admin read them with ``conf.get_settings()`
 
 from django.db import DatabaseError
 
-from ..archive_months import prepared_layout
+from ..store.archive_layout import prepared_layout
 from ..store import get_store
 from ..store.privileges import denied_table, is_insufficient_privilege
 from .sections import (

@@ -11,8 +11,8 @@ database's estimates above it, and the horizon check reads at most one row of ea
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
-from ..archive_horizon import horizon_report
-from ..archive_months import prepared_layout
+from ..archive.horizon import horizon_report
+from ..store.archive_layout import prepared_layout
 from ..values.durations import describe_duration
 from ..periodic_status import periodic_section
 from . import health, reader

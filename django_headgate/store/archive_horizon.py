@@ -4,7 +4,7 @@
 (``postgresql/archive_horizon.py``, ``mysql/archive_horizon.py``, or :class:`NoPartitionsOps`
 for SQLite, whose archive is one plain table). These operations are a separate object, not a
 section of the store contract: only the owner role's horizon command and duty use them. Every identifier these modules put into SQL text
-is a name of an :class:`~django_headgate.archive_months.ArchivePartition` (built from the frozen
+is a name of an :class:`~django_headgate.store.archive_layout.ArchivePartition` (built from the frozen
 pattern), checked and quoted here; values are bound parameters, except partition bounds in DDL
 (``FOR VALUES`` / ``VALUES LESS THAN`` cannot take parameters), which are integers computed from
 the month and formatted with ``%d``.
@@ -17,7 +17,7 @@ on the table. :meth:`ArchiveHorizonOps.privilege_findings` reports what the conn
 
 from dataclasses import dataclass
 
-from ..archive_months import ARCHIVE_TABLE, ArchivePartition
+from .archive_layout import ARCHIVE_TABLE, ArchivePartition
 
 #: Rows a partition may hold for ``row_counts()`` to count them exactly (a LIMIT-bounded count).
 EXACT_COUNT_LIMIT = 10_000

@@ -115,7 +115,7 @@ def test_runtime_role_cannot_extend_the_archive_horizon_and_preflight_says_why(a
     extend = run_as(runtime, "headgate_archive_horizon", "--through", "203312")
     assert extend.returncode == 1, extend.stdout + extend.stderr
     assert "refused (insufficient_privilege)" in extend.stderr and "Traceback" not in extend.stderr
-    from django_headgate.archive_months import forget_prepared_layout, prepared_layout
+    from django_headgate.store.archive_layout import forget_prepared_layout, prepared_layout
 
     forget_prepared_layout()
     assert prepared_layout().months[-1].key == "203112"  # the refused run changed nothing

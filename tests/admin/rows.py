@@ -5,7 +5,7 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from django_headgate.archive_months import MONTHS, datetime_to_ms
+from django_headgate.store.archive_layout import MONTHS, datetime_to_ms
 from django_headgate.ids import uuid7
 from django_headgate.models import ArchivedJob, Job, JobState
 

@@ -8,7 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from django_headgate.archive_months import prepared_layout
+from django_headgate.store.archive_layout import prepared_layout
 from django_headgate.models import JobState
 
 from .rows import make_archived, make_jobs

@@ -56,7 +56,13 @@ def store_classes():
 
 def examples(vendor):
     """``{format field: example}`` for the statements of ``vendor`` (see the module docstring)."""
-    from django_headgate.archive_months import AFTER_EDGE, ARCHIVE_TABLE, MONTHS, after_edge, month_partition
+    from django_headgate.store.archive_layout import (
+        AFTER_EDGE,
+        ARCHIVE_TABLE,
+        MONTHS,
+        after_edge,
+        month_partition,
+    )
     from django_headgate.store.fragments import EXCLUDE_OWN_HEARTBEAT, placeholders, queue_filter
 
     quote = quote_name(vendor)

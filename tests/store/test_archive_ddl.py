@@ -14,7 +14,7 @@ import pytest
 from django.apps.registry import Apps
 from django.db import connection, models
 
-from django_headgate.archive_months import ARCHIVE_TABLE
+from django_headgate.store.archive_layout import ARCHIVE_TABLE
 from django_headgate.models import ArchivedJob
 from django_headgate.store.fragments import ARCHIVE_COLUMNS
 

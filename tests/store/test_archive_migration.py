@@ -7,8 +7,8 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from django_headgate import archive_months
-from django_headgate.archive_months import ARCHIVE_TABLE, PARTITIONS
+from django_headgate.store import archive_layout as archive_months
+from django_headgate.store.archive_layout import ARCHIVE_TABLE, PARTITIONS
 
 migration = importlib.import_module("django_headgate.migrations.0002_job_archive")
 

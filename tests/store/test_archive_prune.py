@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 
 import django_headgate as headgate
-from django_headgate import archive
+from django_headgate.archive import prune as archive
 from django_headgate.exceptions import ArchivePruneRefused
 from django_headgate.models import ArchivedJob
 from tests.support.blockers import held_on_another_connection

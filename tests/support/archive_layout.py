@@ -3,7 +3,7 @@ tests change it; tests/store/test_archive_migration.py and others expect the fro
 
 from django.db import connection
 
-from django_headgate.archive_months import (
+from django_headgate.store.archive_layout import (
     ARCHIVE_TABLE,
     BEFORE_EDGE,
     FROZEN_LAYOUT,

@@ -3,7 +3,8 @@
 import uuid
 from datetime import datetime, timedelta, timezone
 
-from django_headgate.archive_months import MONTHS, parse_archive_month, partition_for_ms
+from django_headgate.store.archive_layout import MONTHS, partition_for_ms
+from django_headgate.archive.months import prepared_archive_month
 from django_headgate.models import ArchivedJob
 
 DAY_MS = 86_400_000
@@ -11,7 +12,7 @@ DAY_MS = 86_400_000
 
 def archive_rows(month, count=1, *, retention_ms=DAY_MS, at_ms=None, queue="billing"):
     """``count`` archived jobs evicted in ``month`` (at its start, or at ``at_ms``)."""
-    partition = parse_archive_month(month) if isinstance(month, str) else month
+    partition = prepared_archive_month(month) if isinstance(month, str) else month
     evicted_at_ms = partition.start_ms if at_ms is None else at_ms
     finished = datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(milliseconds=evicted_at_ms)
     rows = [
@@ -28,7 +29,7 @@ def archive_rows(month, count=1, *, retention_ms=DAY_MS, at_ms=None, queue="bill
 
 
 def rows_in(month):
-    partition = parse_archive_month(month) if isinstance(month, str) else month
+    partition = prepared_archive_month(month) if isinstance(month, str) else month
     return ArchivedJob.objects.filter(evicted_at_ms__gte=partition.start_ms, evicted_at_ms__lt=partition.end_ms).count()
 
 

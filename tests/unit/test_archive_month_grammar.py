@@ -2,15 +2,15 @@
 
 import pytest
 
-from django_headgate.archive_months import (
+from django_headgate.store.archive_layout import (
     AFTER_EDGE,
     BEFORE_EDGE,
     FROZEN_LAYOUT,
     MONTHS,
     PARTITIONS,
-    parse_archive_month,
     partition_for_ms,
 )
+from django_headgate.archive.months import parse_archive_month
 from django_headgate.exceptions import ArchivePruneRefused, InvalidArchiveMonth
 
 MALFORMED = [
@@ -70,7 +70,7 @@ def test_partition_for_ms_at_the_boundaries():
 
 def catalogue(months, edge_year=2031, *, vendor_names="table_name"):
     """Catalogue entries of a layout: the before edge, ``months`` and the edge after ``edge_year``."""
-    from django_headgate.archive_months import after_edge
+    from django_headgate.store.archive_layout import after_edge
 
     edge = after_edge(edge_year)
     parts = [BEFORE_EDGE, *months, edge]
@@ -78,7 +78,7 @@ def catalogue(months, edge_year=2031, *, vendor_names="table_name"):
 
 
 def test_a_catalogue_with_later_months_extends_the_closed_set():
-    from django_headgate.archive_months import layout_from_catalog, months_between
+    from django_headgate.store.archive_layout import layout_from_catalog, months_between
 
     extra = months_between((2032, 1), (2033, 12))
     layout = layout_from_catalog(catalogue(MONTHS + extra, 2033), "table_name")
@@ -90,7 +90,7 @@ def test_a_catalogue_with_later_months_extends_the_closed_set():
 
 
 def test_a_catalogue_name_counts_only_with_the_frozen_pattern_and_its_months_bounds():
-    from django_headgate.archive_months import layout_from_catalog, month_partition
+    from django_headgate.store.archive_layout import layout_from_catalog, month_partition
 
     wrong_bounds = month_partition(2032, 1)
     entries = catalogue(MONTHS) + [
@@ -105,7 +105,7 @@ def test_a_catalogue_name_counts_only_with_the_frozen_pattern_and_its_months_bou
 
 
 def test_a_mysql_month_after_a_retired_range_still_counts():
-    from django_headgate.archive_months import layout_from_catalog
+    from django_headgate.store.archive_layout import layout_from_catalog
 
     entries = catalogue(MONTHS, vendor_names="partition_name")
     del entries[1]  # p202501 dropped: p202502 now starts where p202501 started

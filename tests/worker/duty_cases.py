@@ -11,7 +11,7 @@ puts the frozen layout back after every test."""
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from django_headgate.archive_months import MONTHS, forget_prepared_layout, month_of_ms, prepared_layout
+from django_headgate.store.archive_layout import MONTHS, forget_prepared_layout, month_of_ms, prepared_layout
 from django_headgate.maintenance.registry import DUTIES_BY_NAME
 from django_headgate.models import ArchivedJob, Job, JobState, PeriodicTick
 from tests.factories import JobFactory

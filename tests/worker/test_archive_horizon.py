@@ -15,8 +15,9 @@ from django.core.management.base import CommandError
 from django.db import connection
 
 import django_headgate as headgate
-from django_headgate.archive_horizon import extend_horizon, horizon_privilege_findings, retire_pruned_months
-from django_headgate.archive_months import AFTER_EDGE, month_of_ms, month_partition, parse_archive_month, prepared_layout
+from django_headgate.archive.horizon import extend_horizon, horizon_privilege_findings, retire_pruned_months
+from django_headgate.store.archive_layout import AFTER_EDGE, month_of_ms, month_partition, prepared_layout
+from django_headgate.archive.months import prepared_archive_month
 from django_headgate.exceptions import ArchiveHorizonRefused, ArchivePruneRefused
 from django_headgate.models import ArchivedJob
 from tests.conftest import manage_command, subprocess_env
@@ -76,8 +77,8 @@ def test_edge_rows_end_up_in_their_months_and_a_second_run_changes_nothing(store
     layout = prepared_layout()
     assert (layout.last_month.key, layout.after_edge.key, len(layout.months)) == ("203312", "after_2033", 108)
     assert AFTER_EDGE not in layout.partitions
-    assert rows_in_partition(store, parse_archive_month("203203")) == 3
-    assert rows_in_partition(store, parse_archive_month("203311")) == 2
+    assert rows_in_partition(store, prepared_archive_month("203203")) == 3
+    assert rows_in_partition(store, prepared_archive_month("203311")) == 2
     assert rows_in_partition(store, layout.after_edge) == 1
     assert sorted(archive_ids()) == sorted(ids)  # every row exactly once
 
@@ -99,7 +100,7 @@ def test_prepared_months_follow_the_normal_prune_rules(store):
     assert refused.value.reason == "outside_horizon"
     # The store accepts the new month's name (closed set) for its partition operations.
     archive_rows("203203", 2)
-    assert store.archive_partition_has_rows(parse_archive_month("203203"))
+    assert store.archive_partition_has_rows(prepared_archive_month("203203"))
 
 
 def test_a_later_target_extends_again_and_an_earlier_one_is_refused(store):
@@ -109,7 +110,7 @@ def test_a_later_target_extends_again_and_an_earlier_one_is_refused(store):
     horizon("--through", "203406")
     layout = prepared_layout()
     assert (layout.last_month.key, layout.after_edge.key) == ("203412", "after_2034")
-    assert rows_in_partition(store, parse_archive_month("203405")) == 4
+    assert rows_in_partition(store, prepared_archive_month("203405")) == 4
     assert sorted(archive_ids()) == sorted(ids)
     with pytest.raises(CommandError) as refused:
         horizon("--through", "203312")
@@ -157,7 +158,7 @@ def test_an_interrupted_move_is_finished_by_the_next_run_with_every_row_once(sto
     assert "finish moving the rows of the detached edge after_2031" in out
     assert store.archive_horizon.detached_edges() == []
     assert sorted(archive_ids()) == sorted(ids) and len(set(archive_ids())) == rows
-    assert rows_in_partition(store, parse_archive_month("203207")) == rows
+    assert rows_in_partition(store, prepared_archive_month("203207")) == rows
 
 
 def rows_in_detached(edge):
@@ -206,7 +207,7 @@ def test_detaching_pruned_months_keeps_months_with_rows_and_the_edges(store):
         headgate.prune_archive_month("202501")
     assert refused.value.reason == "outside_horizon"
     assert headgate.prune_archive_month("202503", dry_run=True).month == "202503"  # still a month
-    assert store.archive_partition_has_rows(parse_archive_month("202503"))
+    assert store.archive_partition_has_rows(prepared_archive_month("202503"))
 
 
 def test_months_that_have_not_ended_are_never_retired(store):
@@ -216,7 +217,7 @@ def test_months_that_have_not_ended_are_never_retired(store):
 
 
 def test_the_duty_keeps_the_horizon_lookahead_months_ahead(store, settings):
-    from django_headgate.archive_horizon import lookahead_target
+    from django_headgate.archive.horizon import lookahead_target
     from django_headgate.conf import get_settings
     from django_headgate.maintenance.archive_horizon import ArchiveHorizonDuty
 
@@ -289,7 +290,7 @@ def hold_a_reader_of_the_archive(store, ready, release):
 def test_a_detach_left_pending_is_finished_by_the_next_run(store, vendor, monkeypatch):
     if vendor != "postgresql":
         pytest.skip("DETACH PARTITION ... CONCURRENTLY is PostgreSQL's.")
-    from django_headgate import archive_horizon
+    from django_headgate.archive import horizon as archive_horizon
     from tests.support.blockers import held_on_another_connection
 
     monkeypatch.setattr(archive_horizon, "LOCK_TIMEOUT_SECONDS", 1.0)

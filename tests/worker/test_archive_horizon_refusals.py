@@ -6,8 +6,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from django_headgate.archive_horizon import horizon_privilege_findings
-from django_headgate.archive_months import FROZEN_LAYOUT, prepared_layout
+from django_headgate.archive.horizon import horizon_privilege_findings
+from django_headgate.store.archive_layout import FROZEN_LAYOUT, prepared_layout
 from django_headgate.conf import validate_settings
 
 

@@ -14,7 +14,7 @@ from datetime import timedelta
 import pytest
 from django.db import connection, connections
 
-from django_headgate.archive_months import prepared_layout
+from django_headgate.store.archive_layout import prepared_layout
 from django_headgate.conf import get_settings
 from django_headgate.maintenance.registry import DUTIES
 from django_headgate.models import DutyRun

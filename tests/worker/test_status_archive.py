@@ -8,7 +8,8 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from django_headgate.archive_months import AFTER_EDGE, parse_archive_month
+from django_headgate.store.archive_layout import AFTER_EDGE
+from django_headgate.archive.months import prepared_archive_month
 from django_headgate.conf import get_settings
 from django_headgate.status import StatusContext, horizon_section
 from tests.support.retention_rows import enqueue, expired_jobs
@@ -57,7 +58,7 @@ def test_a_row_in_the_after_2031_edge_is_reported(store):
 @pytest.mark.django_db
 def test_horizon_warning_from_july_2031_by_the_store_clock(store):
     def warnings_at(month):
-        now_ms = parse_archive_month(month).start_ms
+        now_ms = prepared_archive_month(month).start_ms
         return horizon_section(StatusContext(store, get_settings(), store.now(), now_ms)).warnings
 
     assert warnings_at("203106") == []

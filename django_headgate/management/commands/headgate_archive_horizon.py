@@ -12,7 +12,7 @@ with ``refused (<reason>): <why>`` on stderr.
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ...archive_horizon import MOVE_BATCH_SIZE, extend_horizon, retire_pruned_months
+from ...archive.horizon import MOVE_BATCH_SIZE, extend_horizon, retire_pruned_months
 from ...exceptions import ArchiveHorizonRefused, UnsupportedOnVendor
 
 REFUSED_EXIT_STATUS = 1

@@ -8,7 +8,7 @@ the prune was refused, with ``refused (<reason>): <why>`` on stderr. Reason code
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ...archive import prune_archive_month
+from ...archive.prune import prune_archive_month
 from ...exceptions import ArchivePruneRefused
 
 REFUSED_EXIT_STATUS = 1

@@ -3,6 +3,7 @@ queues with an archive policy) and the archive's month partitions."""
 
 from contextlib import contextmanager
 
+from ..archive_layout import prepared_layout
 from ..fragments import placeholders, queue_filter
 from ..records import SweepBatch
 from . import runs, vendor_supplies
@@ -103,10 +104,8 @@ class SweepContract:
 
     def check_archive_partition(self, partition):
         """Return ``partition`` if it is one of the prepared archive partitions (a closed set,
-        see archive_months.prepared_layout), else raise ValueError: identifiers in archive SQL
+        see archive_layout.prepared_layout), else raise ValueError: identifiers in archive SQL
         come from that closed set only."""
-        from ...archive_months import prepared_layout
-
         if partition not in prepared_layout(self.alias).partitions:
             raise ValueError(f"{partition!r} is not an archive partition.")
         return partition

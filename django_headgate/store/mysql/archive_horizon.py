@@ -15,7 +15,7 @@ lower bound is not later than its month's start.
 DDL commits any open transaction, so these run only outside one (else a clear error).
 """
 
-from ...archive_months import ARCHIVE_TABLE
+from ..archive_layout import ARCHIVE_TABLE
 from ...exceptions import ArchiveHorizonRefused
 from ..archive_horizon import EXACT_COUNT_LIMIT, ArchiveHorizonOps, RowCount
 

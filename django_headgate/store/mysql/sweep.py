@@ -7,6 +7,7 @@ from contextlib import contextmanager
 from django.db import OperationalError
 
 from ...exceptions import ArchivePruneRefused
+from ..archive_layout import prepared_layout
 from ..fragments import SQL_SWEEP_DELETE, SWEEP_ARCHIVE, SWEEP_SELECT  # noqa: F401
 from .jobs import NOW
 
@@ -24,7 +25,7 @@ ARCHIVE_ID_NATIVE = "UUID()"
 ARCHIVE_ID_HEX = "REPLACE(UUID(), '-', '')"
 # Store clock in integer milliseconds (as evicted_at_ms).
 SQL_NOW_MS = f"SELECT {NOW_MS}"
-# {partition} is a quoted partition name from archive_months; PARTITION (...) reads only it.
+# {partition} is a quoted partition name from archive_layout; PARTITION (...) reads only it.
 SQL_ARCHIVE_HAS_ROWS = "SELECT EXISTS (SELECT 1 FROM headgate_job_archive PARTITION ({partition}))"
 # Any row of the partition not yet expired: one probe of headgate_archive_expires_idx.
 SQL_ARCHIVE_HAS_UNEXPIRED = (
@@ -91,8 +92,6 @@ class MySQLSweep:
                 cursor.execute(SQL_SET_LOCK_WAIT_TIMEOUT, [previous])
 
     def archive_row_estimates(self):
-        from ...archive_months import prepared_layout
-
         partitions = prepared_layout(self.alias).partitions
         with self.cursor() as cursor:
             cursor.execute(SQL_ARCHIVE_ESTIMATES, [])

@@ -21,7 +21,7 @@ if a row had slipped in, else dropped.
 
 import re
 
-from ...archive_months import AFTER_TABLE_PATTERN, ARCHIVE_TABLE, after_edge, month_of_ms, month_partition
+from ..archive_layout import AFTER_TABLE_PATTERN, ARCHIVE_TABLE, after_edge, month_of_ms, month_partition
 from ..archive_horizon import EXACT_COUNT_LIMIT, ArchiveHorizonOps, RowCount
 from ..fragments import ARCHIVE_COLUMNS
 from .sweep import SQL_ARCHIVE_ESTIMATES

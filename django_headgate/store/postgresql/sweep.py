@@ -6,6 +6,7 @@ from contextlib import contextmanager
 from django.db import OperationalError
 
 from ...exceptions import ArchivePruneRefused
+from ..archive_layout import prepared_layout
 from ..fragments import ARCHIVE_COLUMNS, SWEEP_ELIGIBLE, TERMINAL_STATES_SQL
 from ..records import SweepBatch
 
@@ -44,7 +45,7 @@ SQL_SWEEP_DEFAULT = SQL_SWEEP.format(queue_filter="AND queue <> ALL(%s::text[])"
 SQL_SWEEP_QUEUE = SQL_SWEEP.format(queue_filter="AND queue = %s")
 # Store clock in integer milliseconds (as evicted_at_ms).
 SQL_NOW_MS = f"SELECT {NOW_MS}"
-# One row of a child table, if any ({table} is a quoted name from archive_months).
+# One row of a child table, if any ({table} is a quoted name from archive_layout).
 SQL_ARCHIVE_HAS_ROWS = "SELECT EXISTS (SELECT 1 FROM {table})"
 # Any row of a child not yet expired: one probe of its expires_at_ms index.
 SQL_ARCHIVE_HAS_UNEXPIRED = "SELECT EXISTS (SELECT 1 FROM {table} WHERE expires_at_ms > %s)"
@@ -98,8 +99,6 @@ class PostgreSQLSweep:
             yield
 
     def archive_row_estimates(self):
-        from ...archive_months import prepared_layout
-
         partitions = prepared_layout(self.alias).partitions
         keys = {partition.table_name: partition.key for partition in partitions}
         with self.cursor() as cursor:

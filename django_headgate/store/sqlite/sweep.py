@@ -6,6 +6,7 @@ from contextlib import contextmanager
 from django.db import OperationalError
 
 from ...exceptions import ArchivePruneRefused
+from ..archive_layout import PARTITIONS, partition_for_ms
 from ..fragments import SQL_SWEEP_DELETE, SWEEP_ARCHIVE, SWEEP_SELECT  # noqa: F401
 from .jobs import NOW
 
@@ -66,8 +67,6 @@ class SQLiteSweep:
             ) from None
 
     def archive_row_estimates(self):
-        from ...archive_months import PARTITIONS, partition_for_ms
-
         counts = {partition.key: 0 for partition in PARTITIONS}
         with self.cursor() as cursor:
             cursor.execute(SQL_ARCHIVE_COUNTS, [])

@@ -127,7 +127,7 @@ SELECT PARTITION_NAME, TABLE_ROWS FROM information_schema.PARTITIONS
 WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'headgate_job_archive'
 
 -- name: mysql.sweep.SQL_ARCHIVE_HAS_ROWS --
--- {partition} is a quoted partition name from archive_months; PARTITION (...) reads only it.
+-- {partition} is a quoted partition name from archive_layout; PARTITION (...) reads only it.
 SELECT EXISTS (SELECT 1 FROM headgate_job_archive PARTITION (`p202501`))
 
 -- name: mysql.sweep.SQL_ARCHIVE_HAS_UNEXPIRED --

@@ -212,7 +212,7 @@ FROM pg_inherits AS i JOIN pg_class AS c ON c.oid = i.inhrelid
 WHERE i.inhparent = 'headgate_job_archive'::regclass
 
 -- name: postgresql.sweep.SQL_ARCHIVE_HAS_ROWS --
--- One row of a child table, if any ({table} is a quoted name from archive_months).
+-- One row of a child table, if any ({table} is a quoted name from archive_layout).
 SELECT EXISTS (SELECT 1 FROM "headgate_job_archive_202501")
 
 -- name: postgresql.sweep.SQL_ARCHIVE_HAS_UNEXPIRED --

@@ -7,7 +7,7 @@ refuses, raising :class:`ArchivePruneRefused` with a ``reason`` code, unless:
 
 1. the month is in the closed grammar (``invalid_month``) and a prepared month
    (``outside_horizon``: 202501..203112 and the months ``headgate_archive_horizon`` prepared
-   since, see archive_months.prepared_layout; the edge partitions are never pruned by month);
+   since, see store/archive_layout.prepared_layout; the edge partitions are never pruned by month);
 2. no other prune runs (``locked``: a cluster-wide singleton lock, and the partition's own lock
    for at most 10 seconds);
 3. the month has ended by the store clock (``month_not_closed``);
@@ -27,11 +27,11 @@ from dataclasses import dataclass
 
 from django.db import DatabaseError
 
-from .archive_months import parse_archive_month
-from .conf import get_settings
-from .exceptions import ArchivePruneRefused
-from .store import get_store
-from .store.privileges import is_insufficient_privilege
+from .months import prepared_archive_month
+from ..conf import get_settings
+from ..exceptions import ArchivePruneRefused
+from ..store import get_store
+from ..store.privileges import is_insufficient_privilege
 
 logger = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ def prune_archive_month(month, *, dry_run=False, using=None, log_refusal=True):
     parsed against the closed month grammar before any SQL runs."""
     try:
         alias = using or get_settings().database
-        partition = parse_archive_month(month, using=alias)
+        partition = prepared_archive_month(month, alias)
         store = get_store(alias)
         with store.singleton_lock(PRUNE_LOCK) as taken:
             if not taken:

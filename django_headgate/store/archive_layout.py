@@ -13,15 +13,14 @@ found in the database catalogue (PostgreSQL ``pg_inherits``, MySQL/MariaDB
 pattern (``headgate_job_archive_YYYYMM`` / ``pYYYYMM``, ``..._after_YYYY``) and its bounds are
 that month's. The set is still closed: every table or partition name that reaches SQL text is
 built here from a month key, never taken from caller input or copied from the catalogue; caller
-input is only ever *looked up* (:func:`parse_archive_month`). The layout is cached per database
-alias; the horizon command and duty forget it after a change (:func:`forget_prepared_layout`).
+input is only ever *looked up* in a layout (``archive/months.py``). The layout is cached per
+database alias; the horizon command and duty forget it after a change
+(:func:`forget_prepared_layout`). It lives in the store because the store's archive statements
+check every partition they are handed against it.
 
 Migration ``0002_job_archive`` keeps its own frozen copy of these constants; a test checks that
 the migrated database, that migration and this module agree. Published migrations are never
 edited.
-
-A little over ~300 lines: the closed set, its grammar and its one catalogue reader belong
-together (splitting them would let a caller build a name outside the set).
 """
 
 import calendar
@@ -31,7 +30,7 @@ import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
-from .exceptions import InvalidArchiveMonth
+from ..conf import get_database_alias
 
 logger = logging.getLogger(__name__)
 
@@ -196,7 +195,7 @@ def layout_from_catalog(entries, name_attribute):
     months, before, after, consistent = [], None, None, True
     for name, start_ms, end_ms in entries:
         candidate = None
-        if (match := month_pattern.fullmatch(name)) and _is_month_key(match[1]):
+        if (match := month_pattern.fullmatch(name)) and is_month_key(match[1]):
             candidate = month_partition(int(match[1][:4]), int(match[1][4:]))
             after_retired = not by_table and start_ms is not None and BEFORE_EDGE.end_ms <= start_ms < candidate.start_ms
             fits = end_ms == candidate.end_ms and (start_ms == candidate.start_ms or after_retired)
@@ -223,7 +222,8 @@ def layout_from_catalog(entries, name_attribute):
     return ArchiveLayout(tuple(months), before, after, consistent)
 
 
-def _is_month_key(key):
+def is_month_key(key):
+    """True when the six ASCII digits ``key`` name a month from 2025-01 to the documented maximum."""
     return 1 <= int(key[4:]) <= 12 and FIRST_YEAR <= int(key[:4]) <= MAX_HORIZON_YEAR
 
 
@@ -237,12 +237,10 @@ def prepared_layout(using=None, *, refresh=False):
     Read from the catalogue once per alias and cached; ``refresh`` reads it again (a long-lived
     process, such as the admin's, whose layout another process may have changed). A database
     without a partitioned archive (SQLite, or one not migrated yet) has the frozen layout."""
-    from .conf import get_database_alias
-
     alias = using or get_database_alias()
     layout = None if refresh else _layouts.get(alias)
     if layout is None:
-        from .store import get_store
+        from . import get_store  # the package's entry point (its __init__ defines it)
 
         ops = get_store(alias).archive_horizon
         entries = ops.catalog()
@@ -259,44 +257,6 @@ def forget_prepared_layout(using=None):
             _layouts.clear()
         else:
             _layouts.pop(using, None)
-
-
-def parse_archive_month(value, layout=None, *, using=None):
-    """The :class:`ArchivePartition` of the prepared month ``"YYYYMM"``.
-
-    The grammar is closed: exactly six ASCII digits (``str.isdigit()`` would accept Unicode
-    digits such as ``"２０２６０８"``), a month 01-12, and a month of ``layout`` (default: the
-    prepared layout of ``using``). The edges are not months. Raises :class:`InvalidArchiveMonth`
-    with ``reason`` ``invalid_month`` (malformed) or ``outside_horizon`` (well-formed, but no
-    prepared monthly partition exists for it). A month missing from a cached layout is looked up
-    once more in the catalogue: another process may have prepared it since.
-    """
-    if not isinstance(value, str) or len(value) != MONTH_KEY_LENGTH or not set(value) <= ASCII_DIGITS:
-        raise InvalidArchiveMonth(
-            f"{value!r} is not an archive month: expected exactly six ASCII digits YYYYMM.",
-            reason="invalid_month", month=value,
-        )
-    month = int(value[4:])
-    if not 1 <= month <= 12:
-        raise InvalidArchiveMonth(
-            f"{value!r} is not an archive month: the month must be 01 to 12.",
-            reason="invalid_month", month=value,
-        )
-    current = layout or prepared_layout(using)
-    partition = current.months_by_key.get(value)
-    if partition is None and layout is None and _is_month_key(value):
-        forget_prepared_layout(using)
-        current = prepared_layout(using)
-        partition = current.months_by_key.get(value)
-    if partition is None:
-        prepared = (f"{current.first_month.key} to {current.last_month.key}" if current.months
-                    else "none prepared")
-        raise InvalidArchiveMonth(
-            f"{value!r} is not a prepared archive month ({prepared}); the edge partitions cannot "
-            "be pruned by month (manage.py headgate_archive_horizon prepares later months).",
-            reason="outside_horizon", month=value,
-        )
-    return partition
 
 
 def partition_for_ms(evicted_at_ms, layout=FROZEN_LAYOUT):
