@@ -9,7 +9,7 @@ from django.db import DatabaseError
 
 from ..store.archive_layout import prepared_layout
 from ..store import get_store
-from ..store.privileges import denied_table, is_insufficient_privilege
+from ..store.privileges import denied_table, is_insufficient_privilege, model_tables
 from .sections import (
     SECTIONS, Section, StatusContext, archive_section, health_section, horizon_section, jobs_section,
     maintenance_section, workers_section,
@@ -44,8 +44,6 @@ def collect_status(conf, *, using=None, sections=None, report_unreadable=False):
 def unreadable_section(build, ctx, exc):
     """The section ``build`` could not read for lack of a privilege: one line saying which
     table (a name from Headgate's closed set, never the error's text) and what to run."""
-    from ..roles import model_tables
-
     tables = model_tables() + [partition.table_name for partition in prepared_layout(ctx.store.alias).partitions]
     table = denied_table(exc, tables)
     message = (f"not readable: the connected role lacks SELECT on {table or 'a table it reads'}"

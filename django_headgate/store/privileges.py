@@ -1,13 +1,57 @@
 """The privilege catalog of a database alias: the GRANT recipe and the preflight's read-only
-queries, one module per vendor (``privileges_postgresql.py``, ``privileges_mysql.py``).
+queries, one module per vendor (``privileges_postgresql.py``, ``privileges_mysql.py``), and what
+they share: the closed set of tables they name and the :class:`Finding` they report.
 
 SQLite has no roles: asking for its catalog raises UnsupportedOnVendor.
 """
 
+from dataclasses import dataclass
+
+from django.apps import apps
 from django.db import connections
 
 from ..conf import get_database_alias
 from ..exceptions import UnsupportedOnVendor
+from .archive_layout import prepared_layout
+
+#: What the runtime role holds on every Headgate table and archive partition.
+RUNTIME_PRIVILEGES = ("SELECT", "INSERT", "UPDATE", "DELETE")
+
+
+def model_tables():
+    """Every table of Headgate's models (the archive's parent included), sorted."""
+    return sorted(model._meta.db_table for model in apps.get_app_config("headgate").get_models())
+
+
+def archive_partition_tables(using):
+    """PostgreSQL: every child table of the archive (the prepared months and the two edges),
+    as the catalogue has them (``store.archive_layout.prepared_layout``: the horizon moves)."""
+    return [partition.table_name for partition in prepared_layout(using).partitions]
+
+
+def archive_month_tables(using):
+    """PostgreSQL: the monthly children a prune truncates (never the edges)."""
+    return [partition.table_name for partition in prepared_layout(using).months]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One preflight result: a privilege the profile needs and lacks, or holds and must not; or
+    (kind ``superuser``, then the only finding) a connected role that holds every privilege, so
+    that nothing about the deployment's role can be learnt from it."""
+
+    kind: str  # "missing", "excess" or "superuser"
+    privilege: str
+    target: str
+    fix: str  # the statement that repairs it (a GRANT or a REVOKE)
+
+    def __str__(self):
+        if self.kind == "superuser":
+            return (f"connected as {self.target}, a superuser: it holds every privilege, so there is "
+                    "nothing to check. Preflight checks the role the deployment uses: run it with that "
+                    "role's credentials (a deployment role must not be a superuser).")
+        verb = "missing" if self.kind == "missing" else "must not have"
+        return f"{verb} {self.privilege} on {self.target}: {self.fix}"
 
 
 def get_privilege_catalog(using=None):

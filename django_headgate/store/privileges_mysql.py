@@ -11,7 +11,7 @@ import re
 from django.db import DatabaseError, connections
 
 from ..exceptions import HeadgateError
-from ..roles import RUNTIME_PRIVILEGES, Finding, model_tables
+from .privileges import RUNTIME_PRIVILEGES, Finding, model_tables
 
 ARCHIVE_TABLE = "headgate_job_archive"
 # The connected account and database.

@@ -10,7 +10,7 @@ import re
 from django.db import connections
 
 from ..exceptions import HeadgateError
-from ..roles import RUNTIME_PRIVILEGES, Finding, archive_month_tables, archive_partition_tables, model_tables
+from .privileges import RUNTIME_PRIVILEGES, Finding, archive_month_tables, archive_partition_tables, model_tables
 
 # Who is connected, in which database and schema, and the schema privileges that matter.
 SQL_SESSION = """

@@ -188,7 +188,7 @@ def test_status_without_the_archive_partitions_says_what_it_lacks_in_one_line(ap
     SELECT on the archive. headgate_status names the table, points at headgate_preflight, and
     still shows every other section: no traceback."""
     runtime = applied["runtime"]
-    from django_headgate.roles import archive_partition_tables
+    from django_headgate.store.privileges import archive_partition_tables
 
     if connection.vendor == "postgresql":
         partitions = ", ".join(f'"{table}"' for table in archive_partition_tables("default"))

@@ -4,7 +4,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from django_headgate.roles import InvalidRoleName, check_account_host, check_role_name
+from django_headgate.management.roles import InvalidRoleName, check_account_host, check_role_name
 
 
 @pytest.mark.parametrize("name", ["runtime", "_r", "R2", "a" * 32])

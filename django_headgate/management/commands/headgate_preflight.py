@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from ...conf import get_settings
 from ...exceptions import HeadgateError
-from ...roles import PROFILES, run_preflight
+from ..roles import PROFILES, run_preflight
 
 
 class Command(BaseCommand):

@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from ...conf import get_settings
 from ...exceptions import HeadgateError
-from ...roles import build_recipe
+from ..roles import build_recipe
 
 
 class Command(BaseCommand):
