@@ -14,8 +14,9 @@ from django.template.response import TemplateResponse
 
 from ..conf import get_settings
 from ..models import JobState
-from ..periodic_status import periodic_section
-from ..status import archive_section, collect_status, health_section, horizon_section, workers_section
+from ..status import (
+    archive_section, collect_status, health_section, horizon_section, periodic_section, workers_section,
+)
 from . import summaries
 
 CHART_WIDTH = 600

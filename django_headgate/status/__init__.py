@@ -1,5 +1,7 @@
 """Headgate's status: one reader (:mod:`.reader`) behind ``manage.py headgate_status``
-(:mod:`.sections`), the admin dashboard and the admin list filters.
+(:mod:`.sections`, with the reports of :mod:`.health`, :mod:`.horizon` and :mod:`.periodic`),
+the admin dashboard, the admin list filters and the Prometheus exporter (:mod:`.prometheus`,
+which ``headgate_worker --metrics-port`` serves).
 
 :func:`collect_status` builds the sections against the store clock; the caller passes the
 validated settings (commands and the admin read them with ``conf.get_settings()``).
@@ -7,17 +9,18 @@ validated settings (commands and the admin read them with ``conf.get_settings()`
 
 from django.db import DatabaseError
 
-from ..store.archive_layout import prepared_layout
 from ..store import get_store
+from ..store.archive_layout import prepared_layout
 from ..store.privileges import denied_table, is_insufficient_privilege, model_tables
 from .sections import (
     SECTIONS, Section, StatusContext, archive_section, health_section, horizon_section, jobs_section,
-    maintenance_section, workers_section,
+    maintenance_section, periodic_section, workers_section,
 )
 
 __all__ = [
     "SECTIONS", "Section", "StatusContext", "archive_section", "collect_status", "health_section",
-    "horizon_section", "jobs_section", "maintenance_section", "unreadable_section", "workers_section",
+    "horizon_section", "jobs_section", "maintenance_section", "periodic_section", "unreadable_section",
+    "workers_section",
 ]
 
 

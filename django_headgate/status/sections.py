@@ -11,11 +11,11 @@ database's estimates above it, and the horizon check reads at most one row of ea
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
-from ..archive.horizon import horizon_report
 from ..store.archive_layout import prepared_layout
 from ..values.durations import describe_duration
-from ..periodic_status import periodic_section
 from . import health, reader
+from .horizon import horizon_report
+from .periodic import periodic_report
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ def _label(key):
 
 def horizon_section(ctx):
     """The prepared horizon, months until it ends, and whether the edges hold rows (one-row
-    probes; archive_horizon.horizon_report)."""
+    probes; :func:`.horizon.horizon_report`)."""
     data, lines, warnings = horizon_report(ctx.store, ctx.now_ms)
     return Section("horizon", "Archive horizon", data, lines, warnings)
 
@@ -120,6 +120,13 @@ def health_section(ctx):
     data = [{"check": check, "message": message} for check, message in found]
     lines = [f"{len(found)} warning(s)" if found else "no warnings"]
     return Section("health", "Health", data, lines, [message for _, message in found])
+
+
+def periodic_section(ctx):
+    """Each periodic schedule with its cron, its last tick enqueued and its next tick due
+    (:func:`.periodic.periodic_report`)."""
+    data, lines = periodic_report(ctx)
+    return Section("periodic", "Periodic tasks", data, lines)
 
 
 #: The report, in order. Append a builder to add a section.

@@ -40,8 +40,6 @@ LAST_YEAR = 2031
 #: The last month ``headgate_archive_horizon`` will prepare (documented in docs/operations.md).
 MAX_HORIZON_YEAR = 2099
 MAX_HORIZON_MONTH = f"{MAX_HORIZON_YEAR}12"
-#: ``headgate_status`` warns when the prepared horizon ends within this many months.
-HORIZON_WARNING_MONTHS = 6
 #: The frozen layout's warning month (six months before 2031-12 ends).
 HORIZON_WARNING_MONTH = "203107"
 

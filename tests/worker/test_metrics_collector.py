@@ -15,7 +15,7 @@ from prometheus_client import CollectorRegistry, generate_latest  # noqa: E402
 
 import django_headgate as headgate  # noqa: E402
 from django_headgate import metrics  # noqa: E402
-from django_headgate import prometheus  # noqa: E402
+from django_headgate.status import prometheus  # noqa: E402
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -52,7 +52,7 @@ def bounded_int(low, high):
 
 
 def listen_address(value):
-    from ...prometheus import check_listen_address
+    from ...status.prometheus import check_listen_address
 
     try:
         return check_listen_address(value)
@@ -159,7 +159,7 @@ class Command(BaseCommand):
             self.stderr.write(text)
 
     def _serve_metrics(self, port, addr, worker_id):
-        from ...prometheus import DEFAULT_ADDR, MetricsUnavailable, serve_metrics
+        from ...status.prometheus import DEFAULT_ADDR, MetricsUnavailable, serve_metrics
         from ...worker.budget import session_name
 
         addr = addr or DEFAULT_ADDR

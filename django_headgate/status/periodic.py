@@ -1,17 +1,16 @@
-"""The ``periodic`` section of ``headgate_status``: each schedule with its last and next tick.
+"""What the ``periodic`` section of ``headgate_status`` reports: each schedule with its last and next tick.
 
 Reads ``HEADGATE["PERIODIC"]`` and the small ``headgate_periodic_tick`` table (one row per
 schedule); the next tick is computed from the store clock.
 """
 
-from .models import PeriodicTick
-from .registry.schedules import configured_schedules
+from ..models import PeriodicTick
+from ..registry.schedules import configured_schedules
 
 
-def periodic_section(ctx):
-    """One entry per configured schedule: cron, time zone, last tick enqueued, next tick due."""
-    from .status.sections import Section
-
+def periodic_report(ctx):
+    """``(data, lines)``: one entry per configured schedule (cron, time zone, last tick enqueued,
+    next tick due)."""
     cursors = {row.name: row for row in PeriodicTick.objects.using(ctx.store.alias).all()}
     data, lines = [], []
     for schedule in configured_schedules(ctx.conf.periodic):
@@ -27,4 +26,4 @@ def periodic_section(ctx):
         lines.append(f"{schedule.name}: {schedule.task} at '{schedule.cron}' ({schedule.timezone}); "
                      f"last tick {last.isoformat() if last else 'none yet'}; "
                      f"next {upcoming.isoformat() if upcoming else 'never'}")
-    return Section("periodic", "Periodic tasks", data, lines or ["no schedules (HEADGATE['PERIODIC'])"])
+    return data, lines or ["no schedules (HEADGATE['PERIODIC'])"]

@@ -33,8 +33,8 @@ import time
 
 from django.db import DatabaseError, connections
 
-from . import metrics as duty_metrics
-from .exceptions import HeadgateError
+from .. import metrics as duty_metrics
+from ..exceptions import HeadgateError
 
 logger = logging.getLogger(__name__)
 
@@ -88,7 +88,7 @@ class JobLabels:
         self._lock = threading.Lock()
 
     def task(self, path):
-        from .registry.tasks import is_registered
+        from ..registry.tasks import is_registered
 
         return path if is_registered(path) else OTHER
 
@@ -168,7 +168,7 @@ class DatabaseGauges:
             return self._depths
 
     def _read_database(self):
-        from .store import get_store
+        from ..store import get_store
 
         store = get_store(self.using)
         try:
@@ -177,7 +177,7 @@ class DatabaseGauges:
                     store.name_session(self.session_name)
                 return ready_depths(self.using, deadline=self._clock() + self.read_seconds, clock=self._clock)
         except DatabaseError as exc:
-            from .worker.dberrors import describe_database_error
+            from ..worker.dberrors import describe_database_error
 
             logger.warning("Metrics: the ready-jobs gauge could not be read (%s); left out of this scrape.",
                            describe_database_error(exc), extra={"action": "metrics_read_error"})
@@ -217,9 +217,9 @@ def ready_depths(using, *, deadline=None, clock=time.monotonic):
     """``{queue: ready jobs}`` by index probes on the calling thread's connection, each count
     capped (``READY_DEPTH_CAP``), at most ``MAX_QUEUES`` queues; queues not reached by
     ``deadline`` (a ``clock`` time) are left out."""
-    from .models import Job, JobState
-    from .status.reader import queues_in_state
-    from .store import get_store
+    from ..models import Job, JobState
+    from .reader import queues_in_state
+    from ..store import get_store
 
     now = get_store(using).now()
     jobs = Job.objects.using(using).order_by().in_state(JobState.AVAILABLE).filter(run_at__lte=now)
@@ -236,7 +236,7 @@ def serve_metrics(port, using, addr=DEFAULT_ADDR, session_name=None):
     ``addr``:``port`` (a daemon thread). Returns the HTTP server. Raises MetricsUnavailable
     without prometheus_client, OSError when the port cannot be bound."""
     global _collector
-    from .signals import job_finished
+    from ..signals import job_finished
 
     client = _client()
     job_metrics()
