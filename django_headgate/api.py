@@ -2,19 +2,16 @@
 
 Every function validates *before* anything is written, so bad input raises a ``HeadgateError``
 subclass and leaves the database as it was. ``using`` picks a database alias; the default is
-``HEADGATE["DATABASE"]``. Checking a job's input and building the ``Job`` of an inserted row are
-in ``new_jobs.py``.
+``HEADGATE["DATABASE"]``. What an enqueue checks and writes is in ``jobs/`` (``jobs/enqueue.py``),
+which the periodic duty calls too.
 """
 
-from django.db import transaction
-
 from .conf import get_settings
-from .exceptions import IdempotencyConflict, InvalidJobState, JobNotFound
+from .exceptions import InvalidJobState, JobNotFound
+from .jobs.enqueue import enqueue_job, enqueue_jobs
+from .jobs.new_jobs import JobSpec, check_job_id
 from .models import Job
-from .new_jobs import JobSpec, OptionsCache, build_new_job, check_job_id, job_instance
-from .signals import send_job_enqueued_on_commit
 from .store import get_store
-from .unique_modes import FINISHED, check_unique_until, enqueue_until_finished
 
 __all__ = ["JobSpec", "cancel", "enqueue", "enqueue_many", "get_job", "retry"]
 
@@ -30,7 +27,7 @@ def enqueue(task, args=(), kwargs=None, *, queue=None, priority=None, run_at=Non
     ``unique_key``: when a hot job already holds the key, that job is returned if its
     fingerprint (task + arguments) matches, else ``IdempotencyConflict`` is raised. The key is
     held until the row is evicted (``unique_until="evicted"``) or only while the job is not
-    terminal (``"finished"``, see ``unique_modes.py``); keys starting ``periodic:`` are the
+    terminal (``"finished"``, see ``jobs/unique_modes.py``); keys starting ``periodic:`` are the
     periodic schedules' and refused here (``InvalidUniqueKey``). ``timeout`` (seconds or a
     timedelta, 0.1 s to 7 days; default the task's option, else none) limits each attempt: at the
     deadline the attempt fails with ``JobTimeout`` (docs/job-control.md). Raises a
@@ -38,44 +35,7 @@ def enqueue(task, args=(), kwargs=None, *, queue=None, priority=None, run_at=Non
     """
     spec = JobSpec(task, args, kwargs or {}, queue, priority, run_at, delay, max_attempts,
                    retention_class, retain_forever, tags, job_id, timeout)
-    return _enqueue(spec, unique_key, unique_until, using)
-
-
-def enqueue_periodic_tick(task, args, kwargs, *, queue, run_at, unique_key, using):
-    """The periodic duty's enqueue of one tick: as :func:`enqueue`, with the tick's key in the
-    ``periodic:`` namespace that every other caller is refused (``InvalidUniqueKey``)."""
-    spec = JobSpec(task, args, kwargs or {}, queue, run_at=run_at)
-    return _enqueue(spec, unique_key, "evicted", using, is_periodic_tick=True)
-
-
-def _enqueue(spec, unique_key, unique_until, using, is_periodic_tick=False):
-    conf = get_settings()
-    using = using or conf.database
-    mode = check_unique_until(unique_until, unique_key)
-    new_job = build_new_job(spec, conf, using, unique_key=unique_key, is_periodic_tick=is_periodic_tick)
-    store = get_store(using)
-    if mode == FINISHED:
-        return enqueue_until_finished(store, new_job, job_instance)
-    # The existing holder of a unique key can be evicted between our insert and our read:
-    # then the key is free again and the insert is retried.
-    for _ in range(3):
-        inserted = store.insert_job(new_job)
-        if inserted is not None:
-            job = job_instance(new_job, *inserted, using)
-            send_job_enqueued_on_commit([job], using)
-            return job
-        existing = Job.objects.using(using).filter(unique_key=new_job.unique_key).first()
-        if existing is None:
-            continue
-        if existing.fingerprint != new_job.fingerprint:
-            raise IdempotencyConflict(
-                f"unique_key {new_job.unique_key!r} is held by job {existing.id} with other "
-                "task arguments.",
-                unique_key=new_job.unique_key,
-                job_id=existing.id,
-            )
-        return existing
-    raise IdempotencyConflict(f"unique_key {new_job.unique_key!r} is contended; try again.")
+    return enqueue_job(spec, unique_key, unique_until, using)
 
 
 def enqueue_many(specs, *, using=None):
@@ -83,40 +43,7 @@ def enqueue_many(specs, *, using=None):
 
     Every spec is validated first: one bad spec raises and nothing is written.
     """
-    conf = get_settings()
-    using = using or conf.database
-    options = OptionsCache(conf, using)
-    new_jobs = [build_new_job(spec, conf, using, options=options) for spec in specs]
-    if new_jobs:
-        store = get_store(using)
-        with transaction.atomic(using=using):
-            for batch in _batches_by_bytes(new_jobs, store.max_insert_bytes):
-                store.insert_jobs(batch)
-            send_job_enqueued_on_commit([job.id for job in new_jobs], using)
-    return [job.id for job in new_jobs]
-
-
-def _job_bytes(new_job):
-    # Escaping can double JSON text in a statement (every quote); the rest of a row is small.
-    return 2 * (len(new_job.args_json) + len(new_job.kwargs_json) + len(new_job.tags_json)) + 512
-
-
-def _batches_by_bytes(new_jobs, max_bytes):
-    """Split the jobs so that no batch exceeds ``max_bytes`` (a lone larger job is its own batch);
-    None: one batch (the store bounds its statements by rows only)."""
-    if max_bytes is None:
-        yield new_jobs
-        return
-    batch, size = [], 0
-    for new_job in new_jobs:
-        job_bytes = _job_bytes(new_job)
-        if batch and size + job_bytes > max_bytes:
-            yield batch
-            batch, size = [], 0
-        batch.append(new_job)
-        size += job_bytes
-    if batch:
-        yield batch
+    return enqueue_jobs(specs, using)
 
 
 def get_job(job_id, *, using=None):

@@ -52,7 +52,7 @@ class Job(models.Model):
     fence = models.BigIntegerField(default=0)
     unique_key = models.CharField(max_length=255, null=True, blank=True, unique=True)
     #: How long ``unique_key`` is held: NULL = until the row is evicted (the default, "evicted"),
-    #: "finished" = while the job is not terminal (``unique_modes.py`` releases it lazily).
+    #: "finished" = while the job is not terminal (``jobs/unique_modes.py`` releases it lazily).
     unique_until = models.CharField(max_length=16, null=True, blank=True)
     # Job control (DESIGN §12): the attempt's time limit in seconds (NULL = none), when an abort
     # of the running attempt was requested (store clock), and how many times the job snoozed.

@@ -20,7 +20,7 @@ from .conf import get_settings
 from .values.durations import describe_duration
 from .exceptions import InvalidPolicy
 from .models import ArchivePolicy, QueueStoragePolicy, RetentionClass
-from .retention import FOREVER_CLASS, STANDARD_CLASS, forget_queue_policies
+from .jobs.retention_classes import FOREVER_CLASS, STANDARD_CLASS, forget_queue_policies
 from .values.policy_options import (
     check_class_key,
     check_cleanup_batch_limit,

@@ -9,7 +9,7 @@ import pytest
 from django.db import connection, connections
 
 from django_headgate.store.archive_layout import forget_prepared_layout
-from django_headgate.retention import forget_known_classes
+from django_headgate.jobs.retention_classes import forget_known_classes
 from django_headgate.store import get_store
 
 from .support.pgbouncer import pgbouncer  # noqa: F401  (a session fixture: tests/support/pgbouncer.py)

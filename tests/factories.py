@@ -6,7 +6,7 @@ from datetime import timedelta
 import factory
 from django.utils import timezone
 
-from django_headgate.ids import uuid7
+from django_headgate.jobs.ids import uuid7
 from django_headgate.models import Job, JobState, WorkerHeartbeat
 
 

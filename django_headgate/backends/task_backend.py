@@ -23,7 +23,7 @@ from django.utils.json import normalize_json
 
 from ..conf import get_settings
 from ..exceptions import HeadgateError, InvalidJob
-from ..ids import uuid7
+from ..jobs.ids import uuid7
 from ..values.payload import check_kwargs
 from ..registry.tasks import get_task_to_enqueue, register_django_task
 from ..signals import call_receivers, receiver_name

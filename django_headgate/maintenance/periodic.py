@@ -20,6 +20,7 @@ from django.db import transaction
 
 from ..conf import BATCH_TIMEOUT_DEFAULT, FAILURE_BACKOFF_DEFAULT, FULL_BATCH_BACKOFF_DEFAULT
 from ..exceptions import HeadgateError
+from ..jobs.enqueue import enqueue_periodic_tick
 from ..models import PeriodicTick
 from ..registry.schedules import configured_schedules, registry_schedules
 from .duty import CANCELLED, Duty
@@ -90,8 +91,6 @@ class PeriodicDuty(Duty):
         return len(ticks)
 
     def _enqueue_tick(self, schedule, tick):
-        from ..api import enqueue_periodic_tick
-
         return enqueue_periodic_tick(schedule.task, schedule.args, schedule.kwargs, queue=schedule.queue,
                                      run_at=tick, unique_key=schedule.unique_key(tick),
                                      using=self.store.alias)

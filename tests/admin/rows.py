@@ -6,7 +6,7 @@ from datetime import timedelta
 from django.utils import timezone
 
 from django_headgate.store.archive_layout import MONTHS, datetime_to_ms
-from django_headgate.ids import uuid7
+from django_headgate.jobs.ids import uuid7
 from django_headgate.models import ArchivedJob, Job, JobState
 
 SECRET_ARG = "card-4111-1111-1111-1111"

@@ -11,7 +11,7 @@ from django.tasks.signals import task_enqueued
 
 import django_headgate as headgate
 from django_headgate.backends.tasks import HeadgateBackend
-from django_headgate.ids import uuid7
+from django_headgate.jobs.ids import uuid7
 from django_headgate.models import Job
 from tests.testapp import django_tasks
 

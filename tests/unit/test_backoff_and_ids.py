@@ -1,6 +1,6 @@
 import random
 
-from django_headgate.ids import uuid7
+from django_headgate.jobs.ids import uuid7
 from django_headgate.worker.backoff import retry_delay_seconds
 
 

@@ -3,21 +3,21 @@ resolved into a ``NewJob`` before anything is written, and the ``Job`` instance 
 inserted, built without reading it back.
 
 An option a spec leaves None takes the registered task's default, then the setting's. No
-database access but the retention class and queue policy lookups (``retention.py``, cached).
+database access but the retention class and queue policy lookups (``retention_classes.py``, cached).
 """
 
 import functools
 import uuid
 from dataclasses import dataclass, field
 
-from .exceptions import InvalidJob, InvalidRunAt
+from ..exceptions import InvalidJob, InvalidRunAt
 from .ids import uuid7
-from .models import Job, JobState
-from .values.payload import check_args, dump_json, load_json
-from .registry.tasks import get_task, get_task_to_enqueue
-from .retention import resolve_retention_class
-from .store.base import NewJob
-from .values.job_options import (
+from ..models import Job, JobState
+from ..values.payload import check_args, dump_json, load_json
+from ..registry.tasks import get_task, get_task_to_enqueue
+from .retention_classes import resolve_retention_class
+from ..store.records import NewJob
+from ..values.job_options import (
     check_delay,
     check_max_attempts,
     check_priority,

@@ -26,9 +26,9 @@ and returns it (same arguments). The released holder keeps its row, with ``uniqu
 
 from django.db import OperationalError, transaction
 
-from .exceptions import IdempotencyConflict, InvalidJob
-from .models import TERMINAL_STATES, Job
-from .signals import send_job_enqueued_on_commit
+from ..exceptions import IdempotencyConflict, InvalidJob
+from ..models import TERMINAL_STATES, Job
+from ..signals import send_job_enqueued_on_commit
 
 EVICTED = "evicted"
 FINISHED = "finished"

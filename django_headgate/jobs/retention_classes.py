@@ -9,8 +9,8 @@ key catches a job whose class is missing on its database: it would never expire)
 
 import time
 
-from .exceptions import UnknownRetentionClass
-from .models import QueueStoragePolicy, RetentionClass
+from ..exceptions import UnknownRetentionClass
+from ..models import QueueStoragePolicy, RetentionClass
 
 STANDARD_CLASS = "standard_30d"
 FOREVER_CLASS = "forever"
