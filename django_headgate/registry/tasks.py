@@ -38,7 +38,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import autodiscover_modules
 
 from ..exceptions import InvalidTaskDefinition, InvalidTaskOption, InvalidTimeout, UnregisteredTask
-from ..values.payload import check_text
+from ..values.text import check_text
 from ..values.schedules import cron_error
 from .retry_rules import Backoff, check_backoff, check_retry_classes, is_retried
 from ..values.job_options import check_max_attempts, check_priority, check_queue_name, check_timeout

@@ -27,7 +27,7 @@ from ..exceptions import (
     UnknownTask,
 )
 from .durations import seconds_within, shown_value
-from .payload import check_text
+from .text import check_text
 
 QUEUE_NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 PRIORITY_MIN, PRIORITY_MAX = -100, 100

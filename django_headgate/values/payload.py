@@ -7,31 +7,11 @@ Checked at enqueue before anything is written; each refusal is an ``InvalidArgum
 import json
 
 from ..exceptions import InvalidArguments, InvalidText, PayloadTooDeep, PayloadTooLarge
+from .text import text_problem
 
 # Containers (lists, dicts) nested in one stored JSON document, the outer args list or kwargs
 # dict included. MariaDB's JSON_VALID (the CHECK on its JSON columns) refuses 32 levels.
 MAX_JSON_DEPTH = 30
-
-
-def text_problem(text):
-    """Why ``text`` cannot be stored the same way on every vendor, or None when it can."""
-    if "\x00" in text:
-        return "contains a NUL character"
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return "contains a lone surrogate (not valid Unicode)"
-    return None
-
-
-def check_text(text, field):
-    """Return ``text`` when it is a str of valid Unicode without NUL; else raise InvalidText naming ``field``."""
-    if not isinstance(text, str):
-        raise InvalidText(f"{field} must be a string (got {type(text).__name__}).", field=field)
-    problem = text_problem(text)
-    if problem:
-        raise InvalidText(f"{field} {problem}.", field=field)
-    return text
 
 
 # One encoder for every call: json.dumps() with options builds a new encoder each time, which

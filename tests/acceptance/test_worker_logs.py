@@ -15,7 +15,7 @@ import time
 import pytest
 
 import django_headgate as headgate
-from django_headgate.console import ERASE_LINE
+from django_headgate.management.console import ERASE_LINE
 from tests.acceptance.helpers import render_terminal
 from tests.conftest import ROOT, manage_command, subprocess_env
 

@@ -12,7 +12,7 @@ import pytest
 from django.db import DataError
 
 from django_headgate.conf import validate_settings
-from django_headgate.console import ERASE_LINE, CommandLogging, ConsoleHandler, ProgressLine
+from django_headgate.management.console import ERASE_LINE, CommandLogging, ConsoleHandler, ProgressLine
 from django_headgate.jsonlog import JsonFormatter
 from django_headgate.maintenance.duty import describe_failure, outcome_note
 from django_headgate.worker.logs import loggable

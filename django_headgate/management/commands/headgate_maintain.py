@@ -7,7 +7,7 @@ import signal
 from django.core.management.base import BaseCommand, CommandError
 
 from ...conf import get_settings
-from ...console import CommandLogging
+from ..console import CommandLogging
 from ...maintenance.duty import outcome_note
 from ...maintenance.registry import duty_names
 from ...maintenance.runner import MaintenanceRunner

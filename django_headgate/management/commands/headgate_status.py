@@ -16,7 +16,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from ...conf import get_settings
-from ...console import loggable
+from ...values.text import loggable
 from ...status import collect_status
 
 #: The exit status of ``--check`` when anything warns (Nagios' WARNING).

@@ -9,7 +9,7 @@ from contextlib import nullcontext
 from django.core.management.base import BaseCommand, CommandError
 
 from ...conf import get_settings
-from ...console import CommandLogging
+from ..console import CommandLogging
 from ...exceptions import HeadgateError, InvalidText, WorkerStartFailed
 from ..startup import require_configured_classes
 from ...values.job_options import QUEUE_NAME_RE, check_worker_id

@@ -9,7 +9,7 @@ terminal: their log level, a default console handler, and the worker's progress 
   (time, level, logger, message) or "json" (:mod:`.jsonlog`). A host's handlers are never changed.
 - **Text from rows.** Queue names, task paths, worker ids and host names are read from rows
   anyone with write access to the tables could have written: every line that shows one, on a
-  terminal or in a log, passes it through :func:`loggable` (the one escaping function).
+  terminal or in a log, passes it through ``values.text.loggable`` (the one escaping function).
 - **Progress line.** Drawn only on a terminal, rewritten in place with ``\\r``. The default handler
   erases it before writing a record and draws it again after, so the two never share a line. When
   the host's own handlers write to a terminal, which cannot be coordinated, no progress line is
@@ -20,24 +20,13 @@ import logging
 import threading
 from contextlib import contextmanager
 
-from .jsonlog import JsonFormatter
+from ..jsonlog import JsonFormatter
 
 HEADGATE_LOGGER = "django_headgate"
 TEXT_FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
 #: Log level per ``--verbosity``; 1 (the default) keeps the host's level, else INFO.
 VERBOSITY_LOG_LEVELS = {0: logging.ERROR, 2: logging.INFO, 3: logging.DEBUG}
 ERASE_LINE = "\r\x1b[K"  # back to the line's start, erase to its end
-
-
-def loggable(text, limit=255):
-    """``text`` as it may be shown on a terminal or in a log line: its ``repr`` when it holds
-    any character that is not printable (control characters such as ESC and newline, format
-    characters, the line and paragraph separators U+2028/U+2029: text read from a row could
-    forge a log line or drive a terminal), cut to ``limit`` characters (None: whole)."""
-    text = str(text)
-    if not text.isprintable():
-        text = repr(text)
-    return text if limit is None else text[:limit]
 
 
 class ProgressLine:
