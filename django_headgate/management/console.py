@@ -6,7 +6,7 @@ terminal: their log level, a default console handler, and the worker's progress 
 - **Default handler.** When no handler reaches the records of ``django_headgate`` (Django's own
   default ``LOGGING`` configures the ``django`` logger only; ``logging.lastResort`` does not
   count), the command adds one on stderr for its run: ``HEADGATE["LOG_FORMAT"]`` "text"
-  (time, level, logger, message) or "json" (:mod:`.jsonlog`). A host's handlers are never changed.
+  (time, level, logger, message) or "json" (:mod:`django_headgate.jsonlog`). A host's handlers are never changed.
 - **Text from rows.** Queue names, task paths, worker ids and host names are read from rows
   anyone with write access to the tables could have written: every line that shows one, on a
   terminal or in a log, passes it through ``values.text.loggable`` (the one escaping function).

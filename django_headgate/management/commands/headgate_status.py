@@ -9,7 +9,7 @@ JSON report is printed and the exit status is the same.
 
 A section the connected role lacks a privilege for is one line naming the table and pointing at
 ``headgate_preflight`` (and a warning); the other sections are still shown. Text read from rows
-(queue names, worker ids, host names, task paths) is printed escaped (``console.loggable``)."""
+(queue names, worker ids, host names, task paths) is printed escaped (``values.text.loggable``)."""
 
 import json
 
