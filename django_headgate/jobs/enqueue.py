@@ -7,12 +7,13 @@ rule and the ``job_enqueued`` signal on commit. ``api.enqueue`` and ``api.enqueu
 from django.db import transaction
 
 from ..conf import get_settings
-from ..exceptions import IdempotencyConflict
 from ..models import Job
 from ..signals import send_job_enqueued_on_commit
 from ..store import get_store
 from .new_jobs import JobSpec, OptionsCache, build_new_job, job_instance
-from .unique_modes import FINISHED, check_unique_until, enqueue_until_finished
+from .unique_modes import (
+    ATTEMPTS, FINISHED, check_unique_until, enqueue_until_finished, holder_or_conflict, key_contended,
+)
 
 
 def enqueue_job(spec, unique_key=None, unique_until="evicted", using=None, *, is_periodic_tick=False):
@@ -27,24 +28,16 @@ def enqueue_job(spec, unique_key=None, unique_until="evicted", using=None, *, is
         return enqueue_until_finished(store, new_job, job_instance)
     # The existing holder of a unique key can be evicted between our insert and our read:
     # then the key is free again and the insert is retried.
-    for _ in range(3):
+    for _ in range(ATTEMPTS):
         inserted = store.insert_job(new_job)
         if inserted is not None:
             job = job_instance(new_job, *inserted, using)
             send_job_enqueued_on_commit([job], using)
             return job
-        existing = Job.objects.using(using).filter(unique_key=new_job.unique_key).first()
-        if existing is None:
-            continue
-        if existing.fingerprint != new_job.fingerprint:
-            raise IdempotencyConflict(
-                f"unique_key {new_job.unique_key!r} is held by job {existing.id} with other "
-                "task arguments.",
-                unique_key=new_job.unique_key,
-                job_id=existing.id,
-            )
-        return existing
-    raise IdempotencyConflict(f"unique_key {new_job.unique_key!r} is contended; try again.")
+        holder = Job.objects.using(using).filter(unique_key=new_job.unique_key).first()
+        if holder is not None:
+            return holder_or_conflict(holder, new_job)
+    raise key_contended(new_job)
 
 
 def enqueue_periodic_tick(task, args, kwargs, *, queue, run_at, unique_key, using):

@@ -19,7 +19,9 @@ enqueue that meets it. That enqueue, in one transaction,
    InnoDB's deadlocks: see ``enqueue_until_finished``.)
 
 A new row records its mode in ``headgate_job.unique_until`` (migration 0007) by an ``UPDATE`` of
-its own primary key in the same transaction, so the insert statements are unchanged. Two
+its own primary key in the same transaction (``store.mark_unique_until_finished``), so the insert
+statements are unchanged; the release is ``store.release_unique_key``. Both modes answer a held
+key by one rule, :func:`holder_or_conflict`. Two
 concurrent enqueues of one key: the second waits on the first's row lock, then sees its new row
 and returns it (same arguments). The released holder keeps its row, with ``unique_key`` NULL.
 """
@@ -49,13 +51,20 @@ def check_unique_until(unique_until, unique_key):
 
 
 def holder_or_conflict(holder, new_job):
-    """The enqueue rule for a key held by ``holder``: return it when the fingerprints match."""
+    """The idempotent-replay rule, for both modes: a key held by ``holder`` returns it when the
+    fingerprints (task + arguments) match, else raises IdempotencyConflict."""
     if holder.fingerprint != new_job.fingerprint:
         raise IdempotencyConflict(
             f"unique_key {new_job.unique_key!r} is held by job {holder.id} with other task arguments.",
             unique_key=new_job.unique_key, job_id=holder.id,
         )
     return holder
+
+
+def key_contended(new_job):
+    """The IdempotencyConflict of a key that changed hands ``ATTEMPTS`` times during one enqueue."""
+    return IdempotencyConflict(f"unique_key {new_job.unique_key!r} is contended; try again.",
+                               unique_key=new_job.unique_key)
 
 
 def is_released(holder):
@@ -90,7 +99,7 @@ def _enqueue_once(store, new_job, job_instance):
         for _ in range(ATTEMPTS):
             inserted = store.insert_job(new_job)
             if inserted is not None:
-                jobs.filter(pk=new_job.id).update(unique_until=FINISHED)
+                store.mark_unique_until_finished(new_job.id)
                 job = job_instance(new_job, *inserted, using)
                 job.unique_until = FINISHED
                 send_job_enqueued_on_commit([job], using)
@@ -101,10 +110,8 @@ def _enqueue_once(store, new_job, job_instance):
                 continue  # released or evicted since our insert: try again
             if not is_released(holder):
                 return holder_or_conflict(holder, new_job)
-            released = jobs.filter(pk=holder.pk, unique_key=new_job.unique_key, state__in=TERMINAL_STATES,
-                                   unique_until=FINISHED).update(unique_key=None)
+            released = store.release_unique_key(holder.pk, new_job.unique_key)
             # 0: another enqueue released it first. Our snapshot may predate its new row
             # (REPEATABLE READ): read the next holder with a locking (current) read.
             lock_holder = not released
-    raise IdempotencyConflict(f"unique_key {new_job.unique_key!r} is contended; try again.",
-                              unique_key=new_job.unique_key)
+    raise key_contended(new_job)

@@ -75,6 +75,14 @@ SNOOZE = (
 )
 # State of one job (primary key).
 SQL_GET_STATE = "SELECT state FROM headgate_job WHERE id = %s"
+# A job just inserted holds its unique key only until it is terminal (primary key).
+SQL_MARK_UNIQUE_UNTIL_FINISHED = "UPDATE headgate_job SET unique_until = 'finished' WHERE id = %s"
+# Release the key of a terminal job enqueued until "finished", if it still holds that key
+# (primary key; the other conditions make a concurrent release a no-op).
+SQL_RELEASE_UNIQUE_KEY = (
+    "UPDATE headgate_job SET unique_key = NULL WHERE id = %s AND unique_key = %s "
+    f"AND state IN {TERMINAL_STATES_SQL} AND unique_until = 'finished'"
+)
 
 # Operator cancel of a job that waits: available -> cancelled (primary key).
 CANCEL = """

@@ -66,6 +66,22 @@ class JobsContract:
                 except IntegrityError as exc:
                     raise self.job_id_conflict(exc) from exc
 
+    @runs("SQL_MARK_UNIQUE_UNTIL_FINISHED")
+    def mark_unique_until_finished(self, job_id):
+        """Record on a job just inserted, in the caller's transaction, that it holds its unique
+        key only until it is terminal (``unique_until = 'finished'``, jobs/unique_modes.py)."""
+        with self.cursor() as cursor:
+            cursor.execute(self.sql.SQL_MARK_UNIQUE_UNTIL_FINISHED, [self.db_uuid(job_id)])
+
+    @runs("SQL_RELEASE_UNIQUE_KEY")
+    def release_unique_key(self, job_id, unique_key):
+        """Clear the unique key of the terminal job ``job_id`` enqueued until "finished", if it
+        still holds ``unique_key``. Returns True when it did; False when nothing changed (another
+        enqueue released the key first)."""
+        with self.cursor() as cursor:
+            cursor.execute(self.sql.SQL_RELEASE_UNIQUE_KEY, [self.db_uuid(job_id), unique_key])
+            return cursor.rowcount == 1
+
     # -- operator actions (not fenced: they act on the current row) ---------------------------
 
     @runs("SQL_CANCEL", "SQL_REQUEST_ABORT")

@@ -10,6 +10,7 @@ from ..fragments import (  # noqa: F401  (SQL_GET_STATE: a statement of this ven
     SQL_GET_STATE, fail_statement,
     placeholders, rescue_release_statement,
 )
+from ..fragments import SQL_MARK_UNIQUE_UNTIL_FINISHED, SQL_RELEASE_UNIQUE_KEY  # noqa: F401  (unique_until)
 from ..records import ClaimedJob
 
 NOW = "UTC_TIMESTAMP(6)"

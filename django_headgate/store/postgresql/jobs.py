@@ -9,6 +9,7 @@ from ..fragments import (
     CANCEL, CANCEL_ABORTED, CLAIM_ORDER, CLAIMED_COLUMNS, EXHAUSTED, FENCED, INSERT_JOB_ROW,
     JOB_COLUMNS, READY, REQUEST_ABORT, RESCUE_SELECT, RETRY, SET_PROGRESS, SETTLE_ATTEMPT,
 )
+from ..fragments import SQL_MARK_UNIQUE_UNTIL_FINISHED, SQL_RELEASE_UNIQUE_KEY  # noqa: F401  (unique_until)
 from ..records import ClaimedJob
 
 NOW = "now()"

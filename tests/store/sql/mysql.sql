@@ -56,9 +56,18 @@ INSERT INTO headgate_job (id, queue, task, args, kwargs, priority, state, run_at
 -- Insert one job (run_at absolute, or now + delay); many rows share the head.
 (%s, %s, %s, %s, %s, %s, 'available', COALESCE(%s, UTC_TIMESTAMP(6) + INTERVAL %s MICROSECOND), 0, %s, 0, %s, %s, '[]', %s, %s, UTC_TIMESTAMP(6), %s)
 
+-- name: fragments.SQL_MARK_UNIQUE_UNTIL_FINISHED --
+-- A job just inserted holds its unique key only until it is terminal (primary key).
+UPDATE headgate_job SET unique_until = 'finished' WHERE id = %s
+
 -- name: mysql.jobs.SQL_NOW --
 -- Store clock.
 SELECT UTC_TIMESTAMP(6)
+
+-- name: fragments.SQL_RELEASE_UNIQUE_KEY --
+-- Release the key of a terminal job enqueued until "finished", if it still holds that key
+-- (primary key; the other conditions make a concurrent release a no-op).
+UPDATE headgate_job SET unique_key = NULL WHERE id = %s AND unique_key = %s AND state IN ('succeeded', 'dead', 'cancelled') AND unique_until = 'finished'
 
 -- name: mysql.jobs.SQL_RENEW --
 -- Extend one lease (fenced, still leased to this worker).

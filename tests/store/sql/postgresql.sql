@@ -102,6 +102,10 @@ WITH inserted AS (
 )
 SELECT created_at, run_at, pg_notify('headgate_jobs', queue) FROM inserted
 
+-- name: fragments.SQL_MARK_UNIQUE_UNTIL_FINISHED --
+-- A job just inserted holds its unique key only until it is terminal (primary key).
+UPDATE headgate_job SET unique_until = 'finished' WHERE id = %s
+
 -- name: postgresql.jobs.SQL_NOTIFY --
 -- Wake idle workers once for a COPY batch (delivered on commit).
 SELECT pg_notify('headgate_jobs', '')
@@ -109,6 +113,11 @@ SELECT pg_notify('headgate_jobs', '')
 -- name: postgresql.jobs.SQL_NOW --
 -- Store clock.
 SELECT now()
+
+-- name: fragments.SQL_RELEASE_UNIQUE_KEY --
+-- Release the key of a terminal job enqueued until "finished", if it still holds that key
+-- (primary key; the other conditions make a concurrent release a no-op).
+UPDATE headgate_job SET unique_key = NULL WHERE id = %s AND unique_key = %s AND state IN ('succeeded', 'dead', 'cancelled') AND unique_until = 'finished'
 
 -- name: postgresql.jobs.SQL_RENEW_HELD --
 -- Renew the leases still held by this worker; unchanged rows were rescued or re-claimed.
