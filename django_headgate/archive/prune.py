@@ -40,8 +40,6 @@ PRUNE_LOCK = "headgate.archive_prune"
 #: Longest wait for the partition's lock (a sweep transaction writing into it).
 PARTITION_LOCK_SECONDS = 10.0
 
-INVALID_MONTH = "invalid_month"
-OUTSIDE_HORIZON = "outside_horizon"
 MONTH_NOT_CLOSED = "month_not_closed"
 ROWS_NOT_EXPIRED = "rows_not_expired"
 LOCKED = "locked"
@@ -69,10 +67,9 @@ def prune_archive_month(month, *, dry_run=False, using=None, log_refusal=True):
     invalid_month, outside_horizon, locked, month_not_closed, rows_not_expired,
     insufficient_privilege; on MySQL also in_transaction) and changes nothing; the input is
     parsed against the closed month grammar before any SQL runs."""
+    store = get_store(using or get_settings().database)  # the vendor's store: no statement yet
     try:
-        alias = using or get_settings().database
-        partition = prepared_archive_month(month, alias)
-        store = get_store(alias)
+        partition = prepared_archive_month(month, store.alias)
         with store.singleton_lock(PRUNE_LOCK) as taken:
             if not taken:
                 raise ArchivePruneRefused(f"Another archive prune is running; month {month} was not pruned.",
