@@ -50,16 +50,6 @@ MOVE_BATCH_SIZE = 5000
 #: Longest wait for the archive's locks (sweeps writing into it) before a refusal.
 LOCK_TIMEOUT_SECONDS = 10.0
 
-#: What the owner role needs, per vendor (docs/security.md, headgate_preflight --as owner).
-REQUIRED_PRIVILEGES = {
-    "postgresql": ("ownership of headgate_job_archive (DETACH/ATTACH PARTITION, CREATE TABLE ... PARTITION OF)",
-                   "CREATE on the archive's schema",
-                   "GRANT OPTION for what the runtime and retention roles hold on the partitions (the owner has it)"),
-    "mysql": ("ALTER, CREATE and INSERT on headgate_job_archive (REORGANIZE PARTITION)",
-              "DROP on headgate_job_archive (DROP PARTITION, --detach-pruned-before only)"),
-    "sqlite": (),
-}
-
 
 @dataclass(frozen=True)
 class HorizonRun:

@@ -40,8 +40,6 @@ LAST_YEAR = 2031
 #: The last month ``headgate_archive_horizon`` will prepare (documented in docs/operations.md).
 MAX_HORIZON_YEAR = 2099
 MAX_HORIZON_MONTH = f"{MAX_HORIZON_YEAR}12"
-#: The frozen layout's warning month (six months before 2031-12 ends).
-HORIZON_WARNING_MONTH = "203107"
 
 MONTH_KEY_LENGTH = 6
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -132,7 +130,6 @@ BEFORE_EDGE = ArchivePartition(
 AFTER_EDGE = after_edge(LAST_YEAR)
 #: Every partition migration 0002 creates, in range order: before edge, 84 months, after edge.
 PARTITIONS = (BEFORE_EDGE, *MONTHS, AFTER_EDGE)
-MONTHS_BY_KEY = {partition.key: partition for partition in MONTHS}
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,6 @@ rescue duty) all write this shape, so readers such as the Tasks backend parse on
 """
 
 import json
-import traceback
 
 from ..exceptions import LeaseExpired
 
@@ -31,11 +30,6 @@ def class_entry(exc_type, attempt, message, traceback_text, worker_id):
     """An ``errors`` entry naming the exception class ``exc_type`` (its name and dotted path)."""
     return error_entry(attempt, exc_type.__qualname__, f"{exc_type.__module__}.{exc_type.__qualname__}",
                        message, traceback_text, worker_id)
-
-
-def exception_entry(exc, attempt, worker_id=None):
-    """The entry of an attempt that raised ``exc``."""
-    return class_entry(type(exc), attempt, str(exc), "".join(traceback.format_exception(exc)), worker_id)
 
 
 def lease_expired_entry(attempt, lease_owner):
