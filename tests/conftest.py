@@ -8,12 +8,14 @@ from pathlib import Path
 import pytest
 from django.db import connection, connections
 
-from django_headgate.store.archive_layout import forget_prepared_layout
+from django_headgate import metrics
 from django_headgate.jobs.retention_classes import forget_known_classes
 from django_headgate.store import get_store
+from django_headgate.store.archive_layout import forget_prepared_layout
 
 from .support.pgbouncer import pgbouncer  # noqa: F401  (a session fixture: tests/support/pgbouncer.py)
 from .skip_report import pytest_terminal_summary  # noqa: F401  (a pytest hook: the skip summary)
+from .support.clock import FakeClock
 from .support.periodic import EVERY_MINUTE, periodic_settings, tick_clock_of
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,6 +72,20 @@ def _log_queries_as_with_debug():
 @pytest.fixture
 def store(db):
     return get_store()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_metrics():
+    """The duty counters (django_headgate.metrics) start at zero in every test."""
+    metrics.reset()
+    yield
+    metrics.reset()
+
+
+@pytest.fixture
+def clock(store):
+    """A fake store clock (tests/support/clock.py): cadence without sleeping."""
+    return FakeClock(store.now())
 
 
 @pytest.fixture

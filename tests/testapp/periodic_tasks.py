@@ -1,5 +1,5 @@
 """A task the periodic tests register again with a cron expression
-(tests/worker/test_periodic_decorated_cron.py). Listed in TASK_MODULES, so that task discovery
+(tests/maintenance/test_periodic_decorated_cron.py). Listed in TASK_MODULES, so that task discovery
 imports it (a worker would): registered there without a cron, it is no schedule until a test
 registers it with one."""
 

@@ -1,4 +1,6 @@
-"""The store contract for the worker path: claim, fenced writes, failure and rescue."""
+"""The store contract's jobs section (store/contract/jobs.py): claim, fenced writes, failure and
+rescue, and the writes of a unique key held until "finished" (enqueue and operator actions
+through the API: test_enqueue.py, test_unique_until.py, test_operator_actions.py)."""
 
 import json
 from datetime import timedelta
@@ -187,3 +189,34 @@ def test_rescue_entry_names_the_worker_and_the_error_class(store):
     assert entry["worker_id"] == "gone-worker"
     assert entry["type_path"] == "django_headgate.exceptions.LeaseExpired"
     assert entry["attempt"] == 1 and entry["at"]
+
+
+# -- unique_until="finished" -------------------------------------------------------------------
+
+@pytest.mark.django_db
+def test_a_new_job_is_marked_as_holding_its_key_until_finished(store):
+    job = JobFactory(unique_key="k", fingerprint="f")
+    store.mark_unique_until_finished(job.id)
+    assert Job.objects.get(pk=job.id).unique_until == "finished"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("state", ["succeeded", "dead", "cancelled"])
+def test_the_key_of_a_finished_holder_is_released_once(store, state):
+    job = JobFactory(unique_key="k", fingerprint="f", state=state, unique_until="finished")
+    assert store.release_unique_key(job.id, "k") is True
+    assert Job.objects.get(pk=job.id).unique_key is None
+    assert store.release_unique_key(job.id, "k") is False  # a concurrent release: nothing left
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("fields", [
+    {"state": "available", "unique_until": "finished"},  # not terminal yet
+    {"state": "running", "unique_until": "finished", "attempts": 1, "fence": 1},
+    {"state": "succeeded", "unique_until": None},  # held until evicted
+])
+def test_a_key_still_held_is_not_released(store, fields):
+    job = JobFactory(unique_key="k", fingerprint="f", **fields)
+    assert store.release_unique_key(job.id, "k") is False
+    assert store.release_unique_key(job.id, "other") is False
+    assert Job.objects.get(pk=job.id).unique_key == "k"

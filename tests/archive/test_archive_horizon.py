@@ -37,7 +37,7 @@ pytestmark = [
 @pytest.fixture(autouse=True)
 def partitioned(vendor):
     if vendor == "sqlite":
-        pytest.skip("SQLite keeps the archive in one plain table (tests/worker/test_archive_horizon_refusals.py).")
+        pytest.skip("SQLite keeps the archive in one plain table (tests/archive/test_archive_horizon_refusals.py).")
     yield
     restore_frozen_layout()
 
