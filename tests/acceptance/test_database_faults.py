@@ -28,7 +28,8 @@ def test_restart_during_the_drain_loses_nothing_and_runs_nothing_twice(private_p
         worker.send_signal(signal.SIGTERM)
         time.sleep(0.3)
         server.stop_fast()  # the jobs finish while the database is down
-        time.sleep(4)
+        wait_for(lambda: time.time() > os.path.getmtime(marker) + 3.5, timeout=30,  # the last start + its 3 s
+                 message="the jobs to finish while the database is down")
         server.start()
         returncode, stdout, stderr = finish(worker, timeout=60)
     finally:

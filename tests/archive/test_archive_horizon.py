@@ -5,7 +5,6 @@ layout back after every test)."""
 import os
 import signal
 import subprocess
-import time
 import uuid
 from io import StringIO
 
@@ -24,6 +23,7 @@ from tests.conftest import manage_command, subprocess_env
 
 from tests.support.archive_layout import restore_frozen_layout
 from tests.support.archive_rows import archive_rows
+from tests.support.waiting import wait_for
 
 pytestmark = [
     pytest.mark.archive_prune,
@@ -142,12 +142,14 @@ def test_an_interrupted_move_is_finished_by_the_next_run_with_every_row_once(sto
     finally:
         process.wait(timeout=30)
         process.stdout.close(), process.stderr.close()
-    time.sleep(0.5)  # the server notices the dropped connection and rolls its open batch back
-    detached = store.archive_horizon.detached_edges()
+
+    def batch_rolled_back():  # the server saw the connection drop and rolled the open batch back
+        detached = store.archive_horizon.detached_edges()
+        return detached and len(archive_ids()) + rows_in_detached(detached[0]) == rows and detached
+
+    detached = wait_for(batch_rolled_back, timeout=30, message="nothing lost or doubled at the kill")
     assert [edge.key for edge in detached] == ["after_2031"]
-    left = rows_in_detached(detached[0])
-    assert 0 < left < rows
-    assert len(archive_ids()) + left == rows  # nothing lost or doubled at the kill
+    assert 0 < rows_in_detached(detached[0]) < rows
     from django_headgate.conf import get_settings
     from django_headgate.status import collect_status
 
@@ -167,6 +169,14 @@ def rows_in_detached(edge):
         return cursor.fetchone()[0]
 
 
+def reorganizing():
+    """True while a REORGANIZE PARTITION statement runs on the server (another session's)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE %s "
+                       "AND ID <> CONNECTION_ID()", ["%REORGANIZE PARTITION%"])
+        return cursor.fetchone()[0] > 0
+
+
 def test_a_killed_reorganize_leaves_one_layout_or_the_other(store, vendor, run_manage):
     if vendor != "mysql":
         pytest.skip("The MySQL/MariaDB statement.")
@@ -175,19 +185,22 @@ def test_a_killed_reorganize_leaves_one_layout_or_the_other(store, vendor, run_m
         ids |= edge_rows({"203207": 1000})
     process = subprocess.Popen(manage_command("headgate_archive_horizon", "--through", "203212"),
                                env=subprocess_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(1.0)
+    wait_for(lambda: process.poll() is not None or reorganizing(), timeout=60, interval=0.05,
+             message="the REORGANIZE statement to run")
     process.kill()
     process.wait(timeout=30)
     process.stdout.close(), process.stderr.close()
-    deadline = time.monotonic() + 60
-    while True:
+
+    def extended():
         try:
             extend_horizon("203212")
-            break
         except ArchiveHorizonRefused as refused:  # the killed statement may still hold the table
-            if refused.reason != "locked" or time.monotonic() > deadline:
+            if refused.reason != "locked":
                 raise
-            time.sleep(1)
+            return False
+        return True
+
+    wait_for(extended, timeout=60, interval=1, message="the killed statement to let go of the table")
     assert prepared_layout().last_month.key == "203212"
     assert sorted(archive_ids()) == sorted(ids)
 
