@@ -1,7 +1,10 @@
 """Headgate's tables as Django models. Table names are part of the contract (DESIGN §4).
 
-The models are for reading, the admin and policies; the job lifecycle (claim, fenced writes,
-rescue, sweep) is written by ``store/`` only. No raw SQL here.
+``headgate_job`` and ``headgate_job_archive`` are written by ``store/`` only (enqueue, claims,
+fenced writes, rescue, sweep, the unique key's release: tests/store/test_the_store_is_the_only_door.py);
+their models are for reading and the admin. The small tables are written through these models:
+retention classes and policies by ``policies.py``, the duty runs and periodic cursors by their
+QuerySet methods below. No raw SQL here.
 """
 
 from django.db import models

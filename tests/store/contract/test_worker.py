@@ -10,6 +10,7 @@ from datetime import timedelta
 
 import pytest
 from django.db import connections, transaction
+from django.test.utils import CaptureQueriesContext
 
 from django_headgate import api
 from django_headgate.exceptions import StaleLease
@@ -186,3 +187,23 @@ def test_a_cancelled_job_cannot_snooze(store):
         store.snooze_job(claimed.id, claimed.fence, 1)
     row = Job.objects.get(pk=job.id)
     assert (row.state, row.snoozes) == ("cancelled", None)
+
+
+# -- statements per batch (the capability table of docs/architecture.md) ------------------------
+
+def statements_to_claim_and_acknowledge(store, jobs):
+    """``(statements of the claim, statements of the acknowledgement)`` of ``jobs`` new jobs."""
+    for _ in range(jobs):
+        JobFactory()
+    with CaptureQueriesContext(connections[store.alias]) as claim:
+        _, claimed = store.acknowledge_and_claim([], "w", None, jobs, 30)
+    assert len(claimed) == jobs
+    with CaptureQueriesContext(connections[store.alias]) as acknowledgement:
+        accepted, _ = store.acknowledge_and_claim([Completion(c.id, c.fence, "1") for c in claimed], "w", None, 0, 30)
+    assert len(accepted) == jobs
+    return len(claim.captured_queries), len(acknowledgement.captured_queries)
+
+
+def test_claims_and_acknowledgements_take_as_many_statements_for_20_jobs_as_for_2(store):
+    two = statements_to_claim_and_acknowledge(store, 2)
+    assert min(two) > 0 and two == statements_to_claim_and_acknowledge(store, 20)
