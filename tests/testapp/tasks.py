@@ -134,3 +134,4 @@ def hold_connection(marker_dir, release_path):
 
 
 from . import retry_tasks  # noqa: E402, F401  (registers the snooze and retry-rule tasks)
+from . import liveness_tasks  # noqa: E402, F401  (registers the worker liveness tasks)

@@ -16,7 +16,7 @@ from ...validation import QUEUE_NAME_RE, check_worker_id
 from ...worker import Worker
 
 #: Exit statuses besides 0 (done) and 1 (error, e.g. the database unreachable at start-up).
-EXIT_JOBS_LEFT = 3  # jobs released at the shutdown timeout, or outcomes left unwritten
+EXIT_JOBS_LEFT = 3  # jobs released at the shutdown timeout, or outcomes left unwritten at the stop
 EXIT_WATCHDOG = 4  # the claim loop stopped making progress; leases no longer renewed
 
 
@@ -135,6 +135,11 @@ class Command(BaseCommand):
                 f"headgate_worker {worker.worker_id}: {stats.released} released unstarted, "
                 f"{stats.released_at_timeout} released at the shutdown timeout, "
                 f"{stats.abandoned} left to the rescue duty."
+            )
+        if stats.given_up:  # logged at ERROR when it happened; not work this stop left behind
+            self.stdout.write(
+                f"headgate_worker {worker.worker_id}: {stats.given_up} outcome(s) given up while running "
+                "(their jobs are released by the rescue duty)."
             )
         if stats.left_work_undone:
             sys.exit(EXIT_JOBS_LEFT)
