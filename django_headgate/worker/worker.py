@@ -9,7 +9,7 @@ from the buffer, so a short job never waits for a claim. The loop's statements r
 budget on its own connection, a lost database is retried with jittered backoff and rate-limited
 log lines (a statement that only ran out of its lock budget is contention, not a lost database:
 ``claim_pacing.py``), and each iteration, and each of its statements that returns, feeds the
-watchdog (``watchdog.py``). Stopping and draining are in ``shutdown.py``.
+watchdog (``watchdog.py``). Leases are in ``leases.py``; stopping and draining in ``shutdown.py``.
 """
 
 import logging
@@ -18,6 +18,7 @@ import socket
 import threading
 import time
 import uuid
+from collections import deque
 
 from django.db import DatabaseError, connections
 
@@ -30,6 +31,7 @@ from .buffer_size import BufferSize
 from .control import JobControl, JobControlHooks
 from .dberrors import describe_database_error, is_contention
 from .keeper import LeaseKeeper
+from .leases import LeaseHooks
 from .logs import RateLimitedLog
 from .services import ServicesMixin
 from .shutdown import ShutdownMixin
@@ -51,7 +53,7 @@ def default_worker_id():
     return f"{socket.gethostname()}-{os.getpid()}"
 
 
-class Worker(ShutdownMixin, ServicesMixin, JobControlHooks):
+class Worker(ShutdownMixin, ServicesMixin, JobControlHooks, LeaseHooks):
     """A worker process's jobs. ``run()`` blocks until stopped, drained (``burst``) or ``max_jobs``."""
 
     def __init__(self, *, queues=None, concurrency=4, worker_id=None, burst=False, max_jobs=None,
@@ -87,7 +89,8 @@ class Worker(ShutdownMixin, ServicesMixin, JobControlHooks):
                                   session_name=session_name("worker", self.worker_id))
         self._held = {}  # job id -> ClaimedJob: buffered, running, or finished and unwritten
         self._held_lock = threading.Lock()
-        self._buffer = ClaimBuffer()
+        self._buffer = ClaimBuffer(on_lapsed=self._lease_lapsed_unstarted)
+        self._lapsed = deque()  # (job id, fence) dropped unstarted, to release (attempt not spent)
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._progress_at = time.monotonic()
@@ -131,7 +134,7 @@ class Worker(ShutdownMixin, ServicesMixin, JobControlHooks):
             on_lease_lost=self._lease_lost, allows_renewal=watchdog.allows_renewal,
             tick_seconds=self.watchdog_seconds / 4, budget_seconds=self._budget_seconds,
             ratelog=self._ratelog, session_name=session_name("keeper", self.worker_id),
-            control=self.control,
+            control=self.control, on_renewed=self._buffer.renewed,
         )
         watchdog.progress.update({"claim loop": lambda: self._progress_at,
                                   "lease keeper": lambda: keeper.progress_at})
@@ -212,22 +215,27 @@ class Worker(ShutdownMixin, ServicesMixin, JobControlHooks):
             limit = self.buffer.current - len(self._held) + self.acks.pending
             if self.max_jobs is not None:
                 limit = min(limit, self.max_jobs - self.stats.claimed)
+        sent_at = time.monotonic()
         claimed = self.acks.round(self.queues, max(0, limit))
         self._claim_came_back_empty = claimed is not None and not claimed
+        if self._lapsed:
+            self._release_lapsed()
         if not claimed:
             return []
         with self._held_lock:
             for job in claimed:
                 self._held[job.id] = job
         self.stats.claimed += len(claimed)
+        # The leases run from the store clock's now during the claim: live at least this long.
+        live_until = sent_at + self.lease_seconds
         if any(job.abort_requested for job in claimed):
-            self._buffer.put_all(self._end_unstarted(claimed))
+            self._buffer.put_all(self._end_unstarted(claimed), live_until)
         else:
-            self._buffer.put_all(claimed)
+            self._buffer.put_all(claimed, live_until)
         return claimed
 
     def _is_done(self):
-        if self._held or self.acks.pending:
+        if self._held or self.acks.pending or self._lapsed:
             return False
         if self.max_jobs is not None and self.stats.claimed >= self.max_jobs:
             return True
@@ -288,31 +296,10 @@ class Worker(ShutdownMixin, ServicesMixin, JobControlHooks):
         self.acks.add(outcome, late=late)
         self._wake.set()
 
-    def _forget_lease(self, job_id, fence):
-        """That attempt needs no more renewal; a later attempt of the same job held meanwhile is kept."""
-        with self._held_lock:
-            held = self._held.get(job_id)
-            if held is not None and held.fence == fence:
-                del self._held[job_id]
-        self.control.forget((job_id, fence))
-
-    # -- leases, heartbeat, wake-ups ----------------------------------------------------------
-
-    def _held_leases(self):  # called on the keeper thread
-        with self._held_lock:
-            return [(job.id, job.fence) for job in self._held.values()]
+    # -- watchdog -----------------------------------------------------------------------------
 
     def _watchdog_fired(self):  # called on the watchdog thread
         self.stats.watchdog_fired = True
         if self.on_watchdog is not None:
             self.on_watchdog()
         self.request_stop()
-
-    def _lease_lost(self, job_id, fence, state=None):  # called on the keeper thread
-        with self._held_lock:
-            job = self._held.get(job_id)
-        if job is None or job.fence != fence or self.acks.is_finished(job_id, fence):
-            return  # acknowledged (or being acknowledged) since the keeper's snapshot: not lost
-        logger.warning("Lease lost while the job runs; its result will be rejected.", extra={
-            **self._log, "action": "lease_lost", "job_id": str(job_id), "fence": fence, "state": state,
-        })

@@ -1,5 +1,5 @@
-"""Tasks of the worker liveness tests (rows locked by another transaction): each sleeps, so
-that its row is held while it runs, then fails or snoozes.
+"""Tasks of the worker liveness tests (rows locked by another transaction, a suspended worker):
+each sleeps, so that its row is held while it runs, then succeeds, fails or snoozes.
 
 Imported by ``tests.testapp.tasks`` (autodiscovered), so they are registered in every worker.
 """
@@ -7,6 +7,7 @@ Imported by ``tests.testapp.tasks`` (autodiscovered), so they are registered in 
 import time
 
 import django_headgate as headgate
+from django_headgate import current_job
 
 
 @headgate.task(max_attempts=3, backoff={"base": 3600, "jitter": False})
@@ -22,3 +23,13 @@ def sleep_then_snooze(seconds):
     time.sleep(seconds)
     raise headgate.Snooze(3600)
 
+
+@headgate.task
+def record_start_then_sleep(token, seconds):
+    """Records that it started (a SideEffect row, before anything else), then sleeps."""
+    from .models import SideEffect
+
+    job = current_job()
+    SideEffect.objects.create(token=str(token), job_id=str(job.job_id), attempt=job.attempt)
+    time.sleep(seconds)
+    return token
