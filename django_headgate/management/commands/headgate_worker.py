@@ -105,18 +105,22 @@ class Command(BaseCommand):
         self._install_signal_handlers(worker)
         # The database first (an unreachable one gives one clear line, after bounded retries),
         # then what needs it: the retention classes (registered once, by the worker's start-up)
-        # and the heartbeat.
+        # and the heartbeat. A failure after that removes the heartbeat row again: no worker is
+        # shown live that never ran.
         try:
             worker.wait_for_database()
             require_configured_classes(worker.start_up)
             if maintenance is not None:
                 maintenance.announce()
+            if not options.get("skip_checks"):  # call_command() skips them, as for any command
+                self.check()
+            if options["metrics_port"] is not None:
+                self._serve_metrics(options["metrics_port"])
         except WorkerStartFailed as exc:
             raise CommandError(str(exc)) from None
-        if not options.get("skip_checks"):  # call_command() skips them, as for any command
-            self.check()
-        if options["metrics_port"] is not None:
-            self._serve_metrics(options["metrics_port"])
+        except BaseException:
+            worker.abandon_start()
+            raise
         stats = worker.run()
         if self._progress:
             self._progress.clear()
