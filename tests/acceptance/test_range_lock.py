@@ -28,13 +28,13 @@ def test_a_range_lock_is_contention_not_a_lost_database(spawn, monkeypatch):
         pytest.skip("SQLite has no row locks: a foreign writer holds the whole database")
     monkeypatch.setenv("HG_LOG_LEVEL", "INFO")
     slow = headgate.enqueue("tests.testapp.tasks.sleep_then_return", args=(HOLD_SECONDS,))
-    # Ready once the lock is held: each claim of them meets the locked range.
-    quick = headgate.enqueue_many([headgate.JobSpec("tests.testapp.tasks.add", args=(n, 1), delay=2)
-                                   for n in range(QUICK)])
     first = spawn("headgate_worker", "--concurrency", "2", "--lease-seconds", "5", "--worker-id", "range-1")
     workers = [first]
     try:
         wait_for(lambda: Job.objects.get(pk=slow.id).state == "running", interval=0.02, message="the slow job to start")
+        # Ready once the lock is held: each claim of them meets the locked range.
+        quick = headgate.enqueue_many([headgate.JobSpec("tests.testapp.tasks.add", args=(n, 1), delay=1.5)
+                                       for n in range(QUICK)])
         with held_on_another_connection(hold_running_range_lock()):
             locked_at = time.monotonic()
             time.sleep(1)

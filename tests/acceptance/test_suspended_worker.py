@@ -27,11 +27,11 @@ def test_a_woken_worker_does_not_start_jobs_whose_lease_lapsed(spawn, run_manage
     try:
         held = set(Job.objects.filter(state="running").values_list("pk", flat=True))
         buffered = {job_id for job_id in held if not SideEffect.objects.filter(job_id=str(job_id)).exists()}
-        assert len(buffered) == BUFFER - 1
+        assert buffered  # (one more may have finished, its acknowledgement not written yet)
         wait_for(lambda: not Job.objects.filter(state="running", lease_expires_at__gte=store.now()).exists(),
                  timeout=30, message="the leases to lapse by the store clock")
         rescued = run_manage("headgate_maintain", "--once", "--duty", "rescue")
-        assert f"rescued rows={BUFFER}" in rescued.stdout, rescued.stdout + rescued.stderr
+        assert f"rescued rows={len(held)}" in rescued.stdout, rescued.stdout + rescued.stderr
     finally:
         worker.send_signal(signal.SIGCONT)
     later = [job_id for job_id in jobs if job_id not in held]
@@ -42,4 +42,4 @@ def test_a_woken_worker_does_not_start_jobs_whose_lease_lapsed(spawn, run_manage
     assert returncode == 0, stderr
     started = set(SideEffect.objects.values_list("job_id", flat=True))
     assert not started & {str(job_id) for job_id in buffered}, stderr  # none ran after its lease lapsed
-    assert Job.objects.filter(pk__in=buffered, state="dead").count() == BUFFER - 1
+    assert Job.objects.filter(pk__in=buffered, state="dead").count() == len(buffered)
