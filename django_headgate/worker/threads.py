@@ -31,8 +31,7 @@ class ClaimBuffer:
     live."""
 
     def __init__(self, on_lapsed=lambda job: None):
-        self._jobs = deque()
-        self._live_until = {}  # (job id, fence) -> monotonic time its lease is known to be live until
+        self._jobs = deque()  # [job, monotonic time its lease is known to be live until]
         self._on_lapsed = on_lapsed
         self._ready = threading.Condition()
         self._closed = False
@@ -40,9 +39,7 @@ class ClaimBuffer:
     def put_all(self, jobs, live_until=float("inf")):
         """Add ``jobs``, whose leases are live until ``live_until`` (``time.monotonic()``)."""
         with self._ready:
-            self._jobs.extend(jobs)
-            for job in jobs:
-                self._live_until[job.id, job.fence] = live_until
+            self._jobs.extend([job, live_until] for job in jobs)
             self._ready.notify(len(jobs))
 
     def take(self):
@@ -54,33 +51,32 @@ class ClaimBuffer:
                     self._ready.wait()
                 if not self._jobs:
                     return None
-                job = self._jobs.popleft()
-                live_until = self._live_until.pop((job.id, job.fence))
+                job, live_until = self._jobs.popleft()
             if live_until > time.monotonic():
                 return job
             self._on_lapsed(job)
 
     def renewed(self, leases, live_until):
         """The leases ``[(job_id, fence), ...]`` were renewed: live until ``live_until``."""
+        leases = set(leases)
         with self._ready:
-            for key in leases:
-                if key in self._live_until:
-                    self._live_until[key] = max(self._live_until[key], live_until)
+            for entry in self._jobs:
+                if (entry[0].id, entry[0].fence) in leases:
+                    entry[1] = max(entry[1], live_until)
 
     def remove(self, job_id, fence):
         """Take that job out unstarted; True when it was still waiting here."""
         with self._ready:
-            if self._live_until.pop((job_id, fence), None) is None:
-                return False
-            self._jobs = deque(job for job in self._jobs if (job.id, job.fence) != (job_id, fence))
-            return True
+            kept = deque(entry for entry in self._jobs if (entry[0].id, entry[0].fence) != (job_id, fence))
+            removed = len(kept) < len(self._jobs)
+            self._jobs = kept
+            return removed
 
     def take_unstarted(self):
         """Remove and return every job no thread has taken yet."""
         with self._ready:
-            jobs = list(self._jobs)
+            jobs = [job for job, _ in self._jobs]
             self._jobs.clear()
-            self._live_until.clear()
             return jobs
 
     def close(self):
