@@ -117,9 +117,10 @@ class Acknowledger(OneRowWrites):
     # -- one round ----------------------------------------------------------------------------
 
     def round(self, queues, claim_limit):
-        """Write what is due and claim up to ``claim_limit`` jobs; returns the claimed jobs, or
-        None when no claim was made (none asked, or claims back off after contention). Raises
-        ``DatabaseError`` when the connection is lost."""
+        """Acknowledge the successes that are due and claim up to ``claim_limit`` jobs; returns
+        the claimed jobs, or None when no claim was made (none asked, or claims back off after
+        contention). The one-row writes follow (:meth:`write_isolated`), once the claimed jobs
+        went to the threads. Raises ``DatabaseError`` when the connection is lost."""
         while self._inbox:
             self._pending.append(self._inbox.popleft())
         now = time.monotonic()
@@ -135,8 +136,12 @@ class Acknowledger(OneRowWrites):
                 self._acknowledge_batch(batch, queues, 0, now)
         elif batch or claim_limit > 0:
             claimed = self._acknowledge_batch(batch, queues, claim_limit, now)
-        self._write_isolated(now)
         return claimed
+
+    def write_isolated(self):
+        """Make the one-row writes that are due (failures, snoozes, cancellations, successes
+        written alone). Raises ``DatabaseError`` when the connection is lost."""
+        self._write_isolated(time.monotonic())
 
     def _acknowledge_batch(self, batch, queues, claim_limit, now):
         completions = [Completion(w.job.id, w.job.fence, w.outcome.result_json) for w in batch]

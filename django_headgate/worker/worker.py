@@ -207,7 +207,8 @@ class Worker(ShutdownMixin, ServicesMixin, JobControlHooks, LeaseHooks):
         self._progress_at = time.monotonic()
 
     def _round(self, claim):
-        """Write finished jobs and (when ``claim``) fill the buffer; returns the jobs claimed."""
+        """Write finished jobs and (when ``claim``) fill the buffer; returns the jobs claimed.
+        Claimed jobs go to the threads before the round's one-row writes are made."""
         limit = 0
         if claim:
             # The buffer bounds the jobs not finished yet (buffered or running): outcomes still
@@ -218,21 +219,23 @@ class Worker(ShutdownMixin, ServicesMixin, JobControlHooks, LeaseHooks):
         sent_at = time.monotonic()
         claimed = self.acks.round(self.queues, max(0, limit))
         self._claim_came_back_empty = claimed is not None and not claimed
+        if claimed:
+            # The leases run from the store clock's now during the claim: live at least this long.
+            self._buffer_claimed(claimed, sent_at + self.lease_seconds)
+        self.acks.write_isolated()
         if self._lapsed:
             self._release_lapsed()
-        if not claimed:
-            return []
+        return claimed or []
+
+    def _buffer_claimed(self, claimed, live_until):
         with self._held_lock:
             for job in claimed:
                 self._held[job.id] = job
         self.stats.claimed += len(claimed)
-        # The leases run from the store clock's now during the claim: live at least this long.
-        live_until = sent_at + self.lease_seconds
         if any(job.abort_requested for job in claimed):
             self._buffer.put_all(self._end_unstarted(claimed), live_until)
         else:
             self._buffer.put_all(claimed, live_until)
-        return claimed
 
     def _is_done(self):
         if self._held or self.acks.pending or self._lapsed:
