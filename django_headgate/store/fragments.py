@@ -39,6 +39,10 @@ READY = "state = 'available' AND run_at <= {now}"
 CLAIM_ORDER = "ORDER BY priority DESC, run_at"
 # A worker write: only the attempt that holds the fence, while it runs.
 FENCED = "id = %s AND fence = %s AND state = 'running'"
+# FENCED on a row no other transaction holds (PostgreSQL): the subquery locks it, or skips it
+# when someone else has it locked, so the write never waits for a row lock (the caller reads the
+# fence to tell a locked row from a stale one). MariaDB locks first, in the write's transaction.
+FENCED_UNLOCKED = "id = (SELECT id FROM headgate_job WHERE " + FENCED + " FOR UPDATE SKIP LOCKED)"
 # A lease renewal: FENCED, and still leased to this worker.
 FENCED_LEASE = FENCED + " AND lease_owner = %s"
 # State and fence of some jobs, consistent read without locks (primary key; {ids}: placeholders).
@@ -69,9 +73,10 @@ COMPLETE = (
 )
 # Snooze (fenced, as an acknowledgement): available again at {run_at} (the store clock + a bound
 # delay), the attempt not counted, one more snooze, lease cleared; the next claim moves the fence.
+# {fenced}: FENCED, or FENCED_UNLOCKED.
 SNOOZE = (
     "UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = {run_at}, "
-    "snoozes = COALESCE(snoozes, 0) + 1, started_at = NULL, " + RELEASE_LEASE + " WHERE " + FENCED
+    "snoozes = COALESCE(snoozes, 0) + 1, started_at = NULL, " + RELEASE_LEASE + " WHERE {fenced}"
 )
 # State of one job (primary key).
 SQL_GET_STATE = "SELECT state FROM headgate_job WHERE id = %s"
@@ -96,10 +101,11 @@ REQUEST_ABORT = """
 UPDATE headgate_job SET abort_requested_at = COALESCE(abort_requested_at, {now})
 WHERE id = %s AND state = 'running' {returning}
 """
-# A running attempt whose abort was requested ends cancelled (fenced, primary key).
+# A running attempt whose abort was requested ends cancelled (fenced, primary key; {fenced}:
+# FENCED, or FENCED_UNLOCKED).
 CANCEL_ABORTED = (
     "UPDATE headgate_job SET state = 'cancelled', finished_at = {now}, expires_at = {expires_now}, "
-    + RELEASE_LEASE + " WHERE " + FENCED + " AND abort_requested_at IS NOT NULL"
+    + RELEASE_LEASE + " WHERE {fenced} AND abort_requested_at IS NOT NULL"
 )
 # Operator retry: dead/cancelled -> available now; one more attempt when they were exhausted;
 # an earlier abort request is forgotten.

@@ -2,15 +2,22 @@
 isolated from the others (DESIGN §8a).
 
 - Successes are acknowledged in one fenced statement together with the next claim
-  (``store.acknowledge_and_claim``); a row someone else has locked is skipped, never waited for,
-  and tried again a little later. Failures and snoozes are written one by one, each fenced.
+  (``store.acknowledge_and_claim``). Failures, snoozes and cancellations are written one by one,
+  each fenced. No write waits for a row someone else has locked: it is skipped, deferred (0.1 s,
+  doubling up to 2 s) and tried again while the loop goes on claiming.
 - When that statement fails for another reason than a lost connection, its rows are written one
-  by one from then on, and the claim runs alone: one bad row never holds the others.
+  by one from then on, and the claim runs alone: one bad row never holds the others. A
+  statement that runs out of its lock or time budget (contention, ``dberrors``) costs no try:
+  its rows are deferred like locked ones, a claim backs off (``claim_pacing.py``), and after the
+  first such write the round's other one-row writes wait for the next round.
+- A row in two batch statements that lost the connection (a statement too large for the server
+  drops it on MariaDB) is written alone from then on, so it cannot cost its batch a third; a
+  one-row write that loses the connection counts as a failed try.
 - A row whose write keeps failing, or fails with a data error, is turned into something
-  storable: a success becomes a failure saying its result could not be stored; a failure's
-  error entry is reduced to its type. If even that fails, the write is given up.
+  storable (``one_row_writes.py``, the one-row writes); if even that fails, it is given up.
 - No write is retried for ever: a write still pending twice the lease after its job finished is
-  given up; the job's lease is then no longer renewed, so the rescue duty releases it.
+  given up (counted apart: a stop later is not made to look as if it left work); the job's lease
+  is then no longer renewed, so the rescue duty releases it.
 - Retried writes recognise their own earlier success (a reply lost with the connection): a row at
   this run's fence in the state we wrote is counted as ours, not as "rejected as stale".
 - Job control (``control.py``): the outcome of an attempt whose abort was requested is written
@@ -20,9 +27,7 @@ isolated from the others (DESIGN §8a).
 
 Logs name the error's class and code only (``dberrors``), never its text or a payload.
 
-A little over the house's ~300 lines: one class, whose write paths (the batch, the isolated
-writes, each outcome kind) all read and settle the same pending-write bookkeeping; split across
-modules, that state would have to be passed back and forth.
+When to claim is ``claim_pacing.py``; the one-row writes are a mixin in ``one_row_writes.py``.
 """
 
 import logging
@@ -32,37 +37,30 @@ from collections import deque
 
 from django.db import DatabaseError
 
-from ..exceptions import StaleLease
-from ..registry.retry_rules import Backoff
-from ..store.entries import dump_entry, error_entry
 from ..store.records import Completion
-from .backoff import JITTER_FRACTION, retry_delay_seconds
-from .dberrors import describe_database_error, is_connection_error, is_deadlock, is_permanent_error
-from .executor import Outcome
-from .logs import log_job_control, log_job_failed, log_job_snoozed, log_jobs_succeeded
+from .claim_pacing import ClaimPacing
+from .dberrors import describe_database_error, is_connection_error, is_contention, is_deadlock
+from .logs import log_job_control, log_jobs_succeeded
+from .one_row_writes import OneRowWrites
 from .pending import PendingWrite
-from .storable import storable_value
 
 logger = logging.getLogger(__name__)
 
-_GLOBAL_BACKOFF = Backoff()  # every field from the settings
-
-#: Row-level failures (not lost connections) before a write is made storable or given up.
-MAX_ROW_TRIES = 4
-#: Isolated (one-row) writes per round, so that the loop goes on claiming meanwhile.
-ISOLATED_WRITES_PER_ROUND = 8
 #: First pause before a skipped (locked) row is tried again; doubles up to ``LOCKED_MAX``.
 LOCKED_RETRY_SECONDS, LOCKED_MAX_SECONDS = 0.1, 2.0
+#: Batch statements that lost the connection a row may be in before it is written alone.
+BATCH_CONNECTION_LOSSES = 2
 
 
-class Acknowledger:
+class Acknowledger(OneRowWrites):
     """Writes outcomes; ``add()`` is called on job threads, everything else on the loop's thread.
 
     ``on_settled(claimed_job)`` is called once a job needs no more lease renewal (written, stale,
-    or given up)."""
+    or given up); ``on_progress()`` after every statement that returned, with or without an
+    error (the watchdog's sign of a live loop)."""
 
     def __init__(self, *, store, worker_id, lease_seconds, conf, stats, ratelog, on_settled, log_extra,
-                 cancelling=frozenset()):
+                 cancelling=frozenset(), on_progress=lambda: None):
         self.store = store
         self.worker_id = worker_id
         self.lease_seconds = lease_seconds
@@ -76,6 +74,8 @@ class Acknowledger:
         self._lock = threading.Lock()
         self._finished_ids = set()  # (job_id, fence)
         self._cancelling = cancelling  # (job_id, fence) whose abort was requested (control.py)
+        self._on_progress = on_progress
+        self.claims = ClaimPacing()
 
     # -- hand-over (job threads) --------------------------------------------------------------
 
@@ -93,8 +93,21 @@ class Acknowledger:
     def pending(self):
         return len(self._pending) + len(self._inbox)
 
-    def successes_waiting(self):
-        return sum(1 for w in self._pending if w.outcome.succeeded and not w.isolated) + len(self._inbox)
+    def writes_due(self, now):
+        """How many outcomes could be written now (not deferred, not waiting for another write)."""
+        due = [w for w in self._pending if w.next_try_at <= now]
+        if due and any(w.late for w in due):
+            due = self._without_waiting_late(due)
+        return len(self._inbox) + len(due)
+
+    def next_write_at(self, now):
+        """When the next deferred write comes due (``time.monotonic()``), or None."""
+        return min((w.next_try_at for w in self._pending if w.next_try_at > now), default=None)
+
+    def _without_waiting_late(self, due):
+        """``due`` less the late outcomes that wait for the time-limit failure of their attempt."""
+        settling = {w.key for w in self._pending if not w.late}
+        return [w for w in due if not (w.late and w.key in settling)]
 
     def _is_batched(self, w):
         """A success written with the batch (and the next claim) rather than alone."""
@@ -104,18 +117,31 @@ class Acknowledger:
     # -- one round ----------------------------------------------------------------------------
 
     def round(self, queues, claim_limit):
-        """Write what is due and claim up to ``claim_limit`` jobs; returns the claimed jobs, or
-        None when no claim was asked. Raises ``DatabaseError`` when the connection is lost."""
+        """Acknowledge the successes that are due and claim up to ``claim_limit`` jobs; returns
+        the claimed jobs, or None when no claim was made (none asked, or claims back off after
+        contention). The one-row writes follow (:meth:`write_isolated`), once the claimed jobs
+        went to the threads. Raises ``DatabaseError`` when the connection is lost."""
         while self._inbox:
             self._pending.append(self._inbox.popleft())
         now = time.monotonic()
         self._give_up_old(now)
+        if not self.claims.is_due(now):
+            claim_limit = 0
         batch = [w for w in self._pending if self._is_batched(w) and w.next_try_at <= now]
         claimed = None
-        if batch or claim_limit > 0:
+        if self.claims.is_apart(now):  # contention lately: the claim first, alone
+            if claim_limit > 0:
+                claimed = self._claim_alone(queues, claim_limit, now)
+            if batch:
+                self._acknowledge_batch(batch, queues, 0, now)
+        elif batch or claim_limit > 0:
             claimed = self._acknowledge_batch(batch, queues, claim_limit, now)
-        self._write_isolated(now)
         return claimed
+
+    def write_isolated(self):
+        """Make the one-row writes that are due (failures, snoozes, cancellations, successes
+        written alone). Raises ``DatabaseError`` when the connection is lost."""
+        self._write_isolated(time.monotonic())
 
     def _acknowledge_batch(self, batch, queues, claim_limit, now):
         completions = [Completion(w.job.id, w.job.fence, w.outcome.result_json) for w in batch]
@@ -123,17 +149,51 @@ class Acknowledger:
             accepted, claimed = self.store.acknowledge_and_claim(
                 completions, self.worker_id, queues, claim_limit, self.lease_seconds)
         except DatabaseError as exc:
+            self._on_progress()
             if is_connection_error(exc):
                 for w in batch:
                     w.uncertain = True
+                    w.lost_connections += 1
+                    # A statement too large for the server drops the connection (MariaDB 2006):
+                    # after a second loss the row is written alone, and costs its batch no more.
+                    if w.lost_connections >= BATCH_CONNECTION_LOSSES:
+                        w.isolated = True
                 raise
+            if not batch:  # the claim alone failed
+                return self._claim_failed(exc, now)
             self._warn_write_failed(exc, rows=len(batch))
             for w in batch:
                 w.isolated = True  # written one by one from now on
-            return self.store.claim_jobs(self.worker_id, queues, claim_limit, self.lease_seconds) \
-                if claim_limit > 0 else []
+            if is_contention(exc):
+                self.claims.contended(now, claim_failed=False)
+            return self._claim_alone(queues, claim_limit, now) if claim_limit > 0 else None
+        self._on_progress()
         self._settle_completions(batch, accepted, now)
+        if claim_limit <= 0:
+            return None
+        self.claims.claimed()
         return claimed
+
+    def _claim_alone(self, queues, claim_limit, now):
+        """The claim in a statement of its own; None when it met contention (it backs off)."""
+        try:
+            claimed = self.store.claim_jobs(self.worker_id, queues, claim_limit, self.lease_seconds)
+        except DatabaseError as exc:
+            self._on_progress()
+            return self._claim_failed(exc, now)
+        self._on_progress()
+        self.claims.claimed()
+        return claimed
+
+    def _claim_failed(self, exc, now):
+        """A claim that met contention is skipped and backs off (None); other errors propagate."""
+        if not is_contention(exc):
+            raise exc
+        pause = self.claims.contended(now, claim_failed=True)
+        self.ratelog.log(logging.WARNING, "Claim skipped: another transaction holds what it must lock "
+                         "(%s); trying again in %.1f s.", describe_database_error(exc), pause,
+                         action="claim_contended", **self._log)
+        return None
 
     def _settle_completions(self, batch, accepted, now):
         missing = []
@@ -158,127 +218,19 @@ class Acknowledger:
             else:
                 self._stale(w)
 
-    # -- one-row writes -----------------------------------------------------------------------
-
-    def _write_isolated(self, now):
-        due = [w for w in self._pending if not self._is_batched(w) and w.next_try_at <= now]
-        if any(w.late for w in due):
-            # A late outcome waits until the time-limit failure of its attempt is settled.
-            settling = {w.key for w in self._pending if not w.late}
-            due = [w for w in due if not (w.late and w.key in settling)]
-        for w in due[:ISOLATED_WRITES_PER_ROUND]:
-            try:
-                if self._cancelling and w.key in self._cancelling and not w.late:
-                    self._end_cancelled(w)
-                elif w.outcome.succeeded:
-                    self._complete_alone(w, now)
-                elif w.outcome.is_snooze:
-                    self._snooze(w)
-                else:
-                    self._fail(w)
-            except DatabaseError as exc:
-                if is_connection_error(exc):
-                    w.uncertain = True
-                    raise
-                self._row_failed(w, exc, now)
-
-    def _complete_alone(self, w, now):
-        accepted, _ = self.store.acknowledge_and_claim(
-            [Completion(w.job.id, w.job.fence, w.outcome.result_json)], self.worker_id, None, 0,
-            self.lease_seconds)
-        self._settle_completions([w], accepted, now)
-
-    def _fail(self, w):
-        job = w.job
-        delay = self._retry_delay(w)
-        try:
-            state = self.store.fail_job(job.id, job.fence, dump_entry(storable_value(w.outcome.error)),
-                                        delay, give_up=w.outcome.give_up)
-        except StaleLease:
-            state = self._own_earlier_write(w)
-            if state is None:
-                self._stale(w)
-                return
-        self.stats.dead += state == "dead"
-        self.stats.retried += state != "dead"
-        log_job_failed(job, w.outcome.error["type"], state, delay, self._log)
-        self._settle(w)
-
-    def _end_cancelled(self, w):
-        """The attempt's abort was requested: it ends ``cancelled`` whatever it returned or raised."""
-        job = w.job
-        try:
-            self.store.cancel_aborted_job(job.id, job.fence)
-        except StaleLease:
-            state, fence = self.store.read_fences([job.id]).get(job.id, (None, None)) if w.uncertain else (None, None)
-            if not (state == "cancelled" and fence == job.fence):  # else: our own earlier write
-                self._stale(w)
-                return
-        self.stats.cancelled += 1
-        log_job_control(job, "cancelled", self._log)
-        self._settle(w)
-
-    def _retry_delay(self, w):
-        """Seconds before the retry of a failed attempt: the task's back-off, or the global one."""
-        base, ceiling, jitter = (w.outcome.backoff or _GLOBAL_BACKOFF).resolve(
-            self.conf.retry_backoff_base, self.conf.retry_backoff_max, JITTER_FRACTION)
-        return retry_delay_seconds(w.job.attempt, base, ceiling, jitter=jitter)
-
-    def _snooze(self, w):
-        job = w.job
-        try:
-            self.store.snooze_job(job.id, job.fence, w.outcome.snooze_seconds)
-        except StaleLease:
-            if self._own_earlier_write(w) != "available":
-                self._stale(w)
-                return
-        self.stats.snoozed += 1
-        log_job_snoozed(job, w.outcome.snooze_seconds, self._log)
-        self._settle(w)
-
-    def _own_earlier_write(self, w):
-        """After a lost connection, the failure or snooze may already be written: a row at our
-        fence that is no longer running (and was not cancelled) is ours. Returns its state, or
-        None (always for a late outcome: its attempt's earlier write was the time-limit failure)."""
-        if not w.uncertain or w.late:
-            return None
-        state, fence = self.store.read_fences([w.job.id]).get(w.job.id, (None, None))
-        return state if fence == w.job.fence and state in ("available", "dead") else None
-
-    def _row_failed(self, w, exc, now):
-        w.tries += 1
-        self._warn_write_failed(exc, rows=1, job=w.job)
-        if not (is_permanent_error(exc) or w.tries >= MAX_ROW_TRIES):
-            w.next_try_at = now + retry_delay_seconds(w.tries, 0.5, self.lease_seconds / 3)
-            return
-        job = w.job
-        if w.outcome.is_snooze:
-            self._give_up(w, "the snooze could not be written")  # nothing in it to make storable
-            return
-        if w.outcome.succeeded:
-            # The result cannot be stored: the job fails for good, saying so.
-            w.outcome = Outcome(job, error=_unstorable_error(
-                job, "ResultNotStored", "django_headgate.exceptions.ResultNotStored",
-                f"The task's result could not be stored ({describe_database_error(exc)}).",
-                self.worker_id), give_up=True)
-        elif not w.reduced:
-            error = storable_value(w.outcome.error)
-            w.outcome.error = _unstorable_error(
-                job, error.get("type", "Error"), error.get("type_path", ""),
-                f"The error entry could not be stored ({describe_database_error(exc)}).", self.worker_id)
-            w.reduced = True
-        else:
-            self._give_up(w, "the outcome could not be written")
-            return
-        w.tries, w.isolated, w.next_try_at = 0, True, now
-
     # -- endings ------------------------------------------------------------------------------
 
-    def _skipped(self, w, now):
+    def _skipped(self, w, now, exc=None):
+        """Someone else holds the row (or, ``exc``, what the write had to lock): try again later."""
         w.skips += 1
-        w.next_try_at = now + min(LOCKED_MAX_SECONDS, LOCKED_RETRY_SECONDS * 2 ** (w.skips - 1))
-        self.ratelog.log(logging.INFO, "Acknowledgement deferred: the row is locked by another transaction.",
-                         action="ack_deferred_locked", **self._log)
+        w.next_try_at = now + min(LOCKED_MAX_SECONDS, LOCKED_RETRY_SECONDS * 2 ** min(w.skips - 1, 8))
+        if exc is None:
+            self.ratelog.log(logging.INFO, "Write of a job's outcome deferred: its row is locked by another "
+                             "transaction.", action="ack_deferred_locked", **self._log)
+        else:
+            self.ratelog.log(logging.INFO, "Write of a job's outcome deferred: another transaction holds what "
+                             "it must lock (%s).", describe_database_error(exc), action="ack_deferred_contended",
+                             **self._log)
 
     def _stale(self, w):
         if w.late:  # expected: its attempt failed at its time limit
@@ -300,7 +252,7 @@ class Acknowledger:
         if not w.late:  # the attempt's late outcome must not outlive its time-limit failure
             for late in [p for p in self._pending if p.late and p.key == w.key]:
                 self._give_up(late, "the failure of its attempt at its time limit was given up")
-        self.stats.abandoned += 1
+        self.stats.given_up += 1
         logger.error("Gave up writing a job's outcome (%s); its lease lapses and the rescue duty "
                      "releases it.", why, extra={**self._log, "action": "write_given_up",
                                                  "job_id": str(w.job.id), "fence": w.job.fence})
@@ -325,7 +277,3 @@ class Acknowledger:
         left, self._pending = self._pending, []
         return left
 
-
-def _unstorable_error(job, type_name, type_path, message, worker_id):
-    """An errors entry made of storable text only (no message or traceback of the task)."""
-    return error_entry(job.attempt, str(type_name)[:200], str(type_path)[:400], message, "", worker_id)

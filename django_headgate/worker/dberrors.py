@@ -7,7 +7,11 @@ worker keeps the exception class and the vendor's code only.
 Kinds, which decide what the worker does next:
 - *connection*: the connection is gone or unusable; everything is retried after a reconnect;
 - *permanent*: this row's data can never be written as it is (a data or integrity error);
-- anything else (lock or statement timeout, deadlock, serialization failure): retry later.
+- *contention*: the statement ran out of its lock or time budget, or lost a deadlock: another
+  transaction holds what it needs (a row, or on MariaDB a range of an index). Nothing is wrong
+  with the row or the connection: the write waits for a later round without spending a try, and
+  a claim backs off;
+- anything else: retry later, a bounded number of times.
 """
 
 from django.db import DataError, IntegrityError, InterfaceError, NotSupportedError, ProgrammingError
@@ -15,9 +19,16 @@ from django.db import DataError, IntegrityError, InterfaceError, NotSupportedErr
 # PostgreSQL SQLSTATEs of a server going away (class 08 is "connection exception").
 PG_CONNECTION_STATES = {"57P01", "57P02", "57P03"}
 PG_DEADLOCK = "40P01"
-# MySQL/MariaDB client and server errors that end the connection.
-MYSQL_CONNECTION_ERRNOS = {"1053", "1927", "2002", "2003", "2006", "2013", "2055", "4031"}
+# PostgreSQL: lock_timeout, statement_timeout, serialization failure, deadlock.
+PG_CONTENTION_STATES = {"55P03", "57014", "40001", PG_DEADLOCK}
+# MySQL/MariaDB client and server errors that end the connection (1153: a statement over
+# max_allowed_packet; the server closes the connection after it).
+MYSQL_CONNECTION_ERRNOS = {"1053", "1153", "1927", "2002", "2003", "2006", "2013", "2055", "4031"}
 MYSQL_DEADLOCK = "1213"
+# MySQL/MariaDB: lock wait timeout, MariaDB max_statement_time, MySQL max_execution_time, deadlock.
+MYSQL_CONTENTION_ERRNOS = {"1205", "1969", "3024", MYSQL_DEADLOCK}
+# SQLite: another connection holds the database (or a table) past the busy timeout.
+SQLITE_CONTENTION_NAMES = ("SQLITE_BUSY", "SQLITE_LOCKED")
 # MySQL/MariaDB errors about the row's data: bad string value, JSON check, invalid JSON text.
 MYSQL_DATA_ERRNOS = {"1366", "3140", "4025"}
 
@@ -59,6 +70,16 @@ def is_permanent_error(exc):
     if isinstance(exc, (DataError, IntegrityError, NotSupportedError)):
         return True
     return database_error_code(exc) in MYSQL_DATA_ERRNOS
+
+
+def is_contention(exc):
+    """True when the statement gave up waiting for another transaction (a lock or statement
+    timeout, a deadlock, a serialization failure): try again later, the connection is fine."""
+    code = database_error_code(exc)
+    if code is None:
+        return False
+    return (code in PG_CONTENTION_STATES or code in MYSQL_CONTENTION_ERRNOS
+            or code.startswith(SQLITE_CONTENTION_NAMES))
 
 
 def is_deadlock(exc):

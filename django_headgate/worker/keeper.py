@@ -5,7 +5,9 @@ Renewal skips rows someone else has locked (it never waits, and on MariaDB it ta
 same order as an acknowledgement, so the two cannot deadlock); a skipped row whose fence is still
 ours is not lost, it is renewed next time. A lease that moved on (rescued, re-claimed, cancelled)
 is reported through ``on_lease_lost``; the job keeps running but its acknowledgement will be
-rejected by the fence.
+rejected by the fence. Renewed leases are reported through ``on_renewed`` with the local time
+until which they are known to be live (the renewal's send time plus the lease): a buffered job
+starts only within it (``threads.ClaimBuffer``).
 
 Liveness is tied to progress (``watchdog.py``): the keeper records each completed iteration
 (``progress_at``) and renews nothing once ``allows_renewal()`` turns False.
@@ -35,7 +37,7 @@ class LeaseKeeper(threading.Thread):
     def __init__(self, *, store, worker_id, instance_id, lease_seconds, heartbeat_seconds,
                  held_leases, register_heartbeat, on_lease_lost, allows_renewal=lambda: True,
                  tick_seconds=5.0, budget_seconds=(5.0, 2.0), ratelog=None, session_name=None,
-                 control=None):
+                 control=None, on_renewed=lambda leases, live_until: None):
         super().__init__(name="headgate-lease-keeper", daemon=True)
         self.store = store
         self.worker_id = worker_id
@@ -45,7 +47,8 @@ class LeaseKeeper(threading.Thread):
         self.heartbeat_every = heartbeat_seconds
         self.held_leases = held_leases  # callable -> [(job_id, fence), ...]
         self.register_heartbeat = register_heartbeat
-        self.on_lease_lost = on_lease_lost  # (job_id, fence) -> None
+        self.on_lease_lost = on_lease_lost  # (job_id, fence, state) -> None
+        self.on_renewed = on_renewed  # ([(job_id, fence), ...], monotonic live-until) -> None
         self.allows_renewal = allows_renewal  # callable -> False once the watchdog fired
         self.tick_seconds = tick_seconds  # longest pause between iterations
         self.ratelog = ratelog or RateLimitedLog(logger)
@@ -116,7 +119,10 @@ class LeaseKeeper(threading.Thread):
         held = self.held_leases()
         if not held:
             return 0
+        sent_at = time.monotonic()
         renewed = self.store.renew_unlocked_leases(self.worker_id, held, self.lease_seconds)
+        self.on_renewed([(job_id, fence) for job_id, fence in held if job_id in renewed],
+                        sent_at + self.lease_seconds)
         self._note_aborts(held, renewed)
         missing = [(job_id, fence) for job_id, fence in held if job_id not in renewed]
         if not missing:

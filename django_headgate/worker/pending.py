@@ -12,7 +12,8 @@ class PendingWrite:
     outcome: Outcome
     finished_at: float  # time.monotonic() when it was handed over
     tries: int = 0  # row-level failures
-    skips: int = 0  # times its row was locked by someone else
+    skips: int = 0  # times it was deferred: its row (or a range of an index) locked by someone else
+    lost_connections: int = 0  # batch statements carrying it that lost the connection
     next_try_at: float = 0.0
     isolated: bool = False  # written alone, after its batch failed
     reduced: bool = False  # the error entry was already reduced to its type

@@ -68,6 +68,14 @@ class ServicesMixin:
                     ) from None
                 self._stopping.wait(min(remaining, reconnect_delay_seconds(failures, max_seconds=2.0)))
 
+    def abandon_start(self):
+        """The worker will not run after all (its start failed after :meth:`start_up`): remove
+        its heartbeat row and its connection's time budget; never raises."""
+        if self._started:
+            self._unregister()
+            self._budget.clear()
+            self._started = False
+
     def register_heartbeat(self):
         self.store.register_heartbeat(
             self.worker_id, self.instance_id, socket.gethostname(), os.getpid(),

@@ -29,7 +29,7 @@ class ShutdownMixin:
         to_release = [(job.id, job.fence) for job in self._buffer.take_unstarted()]
         deadline = time.monotonic() + self.conf.shutdown_timeout
         failures = 0
-        while to_release or self._has_live_jobs() or self.acks.pending:
+        while to_release or self._has_live_jobs() or self.acks.pending or self._lapsed:
             self._progress_at = time.monotonic()
             remaining = deadline - time.monotonic()
             if remaining <= 0:

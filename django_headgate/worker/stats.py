@@ -23,8 +23,11 @@ class WorkerStats:
     released: int = 0
     #: Running jobs given back when the shutdown timeout passed (attempt not spent).
     released_at_timeout: int = 0
-    #: Finished jobs whose outcome could not be written (given up, or left at the stop).
+    #: Finished jobs whose outcome could not be written before the worker exited (left at the stop).
     abandoned: int = 0
+    #: Outcomes given up while the worker ran (logged at ERROR then; the rescue duty releases the
+    #: job): not work the stop left behind.
+    given_up: int = 0
     watchdog_fired: bool = False
     started_monotonic: float = field(default_factory=time.monotonic)
 
@@ -34,7 +37,8 @@ class WorkerStats:
 
     @property
     def left_work_undone(self):
-        """True when the exit status must say that jobs were released or left unwritten."""
+        """True when the exit status must say that the stop released running jobs or left outcomes
+        unwritten (or that the watchdog fired)."""
         return bool(self.released_at_timeout or self.abandoned or self.watchdog_fired)
 
     def rate(self):

@@ -5,11 +5,18 @@ holds more leases than ``buffer_size.BufferSize`` allows), and ``concurrency`` d
 take from it, so a short job never waits for a claim round trip. At a stop the jobs nobody has
 started are taken back at once (:meth:`ClaimBuffer.take_unstarted`) and released.
 
+A buffered job starts only while its lease is known to be live: each has a local deadline (the
+``time.monotonic()`` at which its claim or its last renewal was sent, plus the lease), which the
+lease keeper moves on at each renewal. A job taken after its deadline (the process was stopped,
+or starved, for longer than the lease; its lease may have lapsed and been rescued, the job even
+run elsewhere) is dropped unstarted and handed to ``on_lapsed``.
+
 Daemon threads (not ``ThreadPoolExecutor``) so that a worker whose shutdown timeout has passed
 can exit while a job still runs: that job's lease is released and it runs again elsewhere.
 """
 
 import threading
+import time
 from collections import deque
 
 from django.db import connections
@@ -19,29 +26,56 @@ from .executor import run_job
 
 
 class ClaimBuffer:
-    """Claimed jobs not started yet, first in first out; thread-safe."""
+    """Claimed jobs not started yet, first in first out; thread-safe. ``on_lapsed(job)`` is
+    called (on the taking thread) for a job dropped because its lease was no longer known to be
+    live."""
 
-    def __init__(self):
-        self._jobs = deque()
+    def __init__(self, on_lapsed=lambda job: None):
+        self._jobs = deque()  # [job, monotonic time its lease is known to be live until]
+        self._on_lapsed = on_lapsed
         self._ready = threading.Condition()
         self._closed = False
 
-    def put_all(self, jobs):
+    def put_all(self, jobs, live_until=float("inf")):
+        """Add ``jobs``, whose leases are live until ``live_until`` (``time.monotonic()``)."""
         with self._ready:
-            self._jobs.extend(jobs)
+            self._jobs.extend([job, live_until] for job in jobs)
             self._ready.notify(len(jobs))
 
     def take(self):
-        """The next job, waiting for one; None once the buffer is closed and empty."""
+        """The next job whose lease is live, waiting for one; None once the buffer is closed and
+        empty."""
+        while True:
+            with self._ready:
+                while not self._jobs and not self._closed:
+                    self._ready.wait()
+                if not self._jobs:
+                    return None
+                job, live_until = self._jobs.popleft()
+            if live_until > time.monotonic():
+                return job
+            self._on_lapsed(job)
+
+    def renewed(self, leases, live_until):
+        """The leases ``[(job_id, fence), ...]`` were renewed: live until ``live_until``."""
+        leases = set(leases)
         with self._ready:
-            while not self._jobs and not self._closed:
-                self._ready.wait()
-            return self._jobs.popleft() if self._jobs else None
+            for entry in self._jobs:
+                if (entry[0].id, entry[0].fence) in leases:
+                    entry[1] = max(entry[1], live_until)
+
+    def remove(self, job_id, fence):
+        """Take that job out unstarted; True when it was still waiting here."""
+        with self._ready:
+            kept = deque(entry for entry in self._jobs if (entry[0].id, entry[0].fence) != (job_id, fence))
+            removed = len(kept) < len(self._jobs)
+            self._jobs = kept
+            return removed
 
     def take_unstarted(self):
         """Remove and return every job no thread has taken yet."""
         with self._ready:
-            jobs = list(self._jobs)
+            jobs = [job for job, _ in self._jobs]
             self._jobs.clear()
             return jobs
 

@@ -2,8 +2,10 @@
 the database, so that it still acts when a database call hangs.
 
 It watches the claim loop and the lease keeper, each of which records the time of its last
-completed iteration. When either has completed none for ``bound_seconds`` (a read on a half-open
-connection, a stopped server process: a server-side statement timeout cannot fire there), the
+progress (an iteration; for the loop also each statement that returned, even with a lock or
+statement timeout: a loop that backs off is alive). When either has made none for
+``bound_seconds`` (a read on a half-open connection, a stopped server process: a server-side
+statement timeout cannot fire there), the
 watchdog fires once: it logs why at ERROR, the keeper stops renewing leases and the heartbeat
 (``allows_renewal()`` turns False), and ``on_fire`` runs (the worker command exits with status
 4). The jobs' leases then lapse within one lease and the rescue duty hands them to a live worker.

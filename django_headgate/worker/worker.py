@@ -7,8 +7,9 @@ both in one statement where the vendor allows (``Acknowledger.round``); then wai
 jobs finish, the buffer runs low, a NOTIFY arrives or the poll interval passes. Job threads take
 from the buffer, so a short job never waits for a claim. The loop's statements run under a time
 budget on its own connection, a lost database is retried with jittered backoff and rate-limited
-log lines, and each completed iteration feeds the watchdog (``watchdog.py``). Stopping and
-draining are in ``shutdown.py``.
+log lines (a statement that only ran out of its lock budget is contention, not a lost database:
+``claim_pacing.py``), and each iteration, and each of its statements that returns, feeds the
+watchdog (``watchdog.py``). Leases are in ``leases.py``; stopping and draining in ``shutdown.py``.
 """
 
 import logging
@@ -17,6 +18,7 @@ import socket
 import threading
 import time
 import uuid
+from collections import deque
 
 from django.db import DatabaseError, connections
 
@@ -27,8 +29,9 @@ from .backoff import reconnect_delay_seconds
 from .budget import TimeBudget, session_name
 from .buffer_size import BufferSize
 from .control import JobControl, JobControlHooks
-from .dberrors import describe_database_error
+from .dberrors import describe_database_error, is_contention
 from .keeper import LeaseKeeper
+from .leases import LeaseHooks
 from .logs import RateLimitedLog
 from .services import ServicesMixin
 from .shutdown import ShutdownMixin
@@ -50,7 +53,7 @@ def default_worker_id():
     return f"{socket.gethostname()}-{os.getpid()}"
 
 
-class Worker(ShutdownMixin, ServicesMixin, JobControlHooks):
+class Worker(ShutdownMixin, ServicesMixin, JobControlHooks, LeaseHooks):
     """A worker process's jobs. ``run()`` blocks until stopped, drained (``burst``) or ``max_jobs``."""
 
     def __init__(self, *, queues=None, concurrency=4, worker_id=None, burst=False, max_jobs=None,
@@ -86,10 +89,12 @@ class Worker(ShutdownMixin, ServicesMixin, JobControlHooks):
                                   session_name=session_name("worker", self.worker_id))
         self._held = {}  # job id -> ClaimedJob: buffered, running, or finished and unwritten
         self._held_lock = threading.Lock()
-        self._buffer = ClaimBuffer()
+        self._buffer = ClaimBuffer(on_lapsed=self._lease_lapsed_unstarted)
+        self._lapsed = deque()  # (job id, fence) dropped unstarted, to release (attempt not spent)
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._progress_at = time.monotonic()
+        self._lost_database = False
         self._claim_came_back_empty = False
         self._started = False
         self.control = JobControl(abort_check_seconds=conf.worker_abort_check_interval,
@@ -98,7 +103,7 @@ class Worker(ShutdownMixin, ServicesMixin, JobControlHooks):
         self.acks = Acknowledger(
             store=self.store, worker_id=self.worker_id, lease_seconds=self.lease_seconds, conf=conf,
             stats=self.stats, ratelog=self._ratelog, log_extra=self._log, cancelling=self.control.cancelling,
-            on_settled=lambda job: self._forget_lease(job.id, job.fence),
+            on_settled=lambda job: self._forget_lease(job.id, job.fence), on_progress=self._mark_progress,
         )
 
     # -- control ------------------------------------------------------------------------------
@@ -130,7 +135,7 @@ class Worker(ShutdownMixin, ServicesMixin, JobControlHooks):
             on_lease_lost=self._lease_lost, allows_renewal=watchdog.allows_renewal,
             tick_seconds=self.watchdog_seconds / 4, budget_seconds=self._budget_seconds,
             ratelog=self._ratelog, session_name=session_name("keeper", self.worker_id),
-            control=self.control,
+            control=self.control, on_renewed=self._buffer.renewed,
         )
         watchdog.progress.update({"claim loop": lambda: self._progress_at,
                                   "lease keeper": lambda: keeper.progress_at})
@@ -172,7 +177,7 @@ class Worker(ShutdownMixin, ServicesMixin, JobControlHooks):
         idle_wait = MIN_POLL_SECONDS
         failures = 0
         while not self._stopping.is_set():
-            self._progress_at = time.monotonic()
+            self._mark_progress()
             self._wake.clear()
             try:
                 self._budget.ensure()
@@ -181,45 +186,60 @@ class Worker(ShutdownMixin, ServicesMixin, JobControlHooks):
                 failures += 1
                 self._stopping.wait(self._database_lost(exc, failures))
                 continue
-            if failures:
+            if failures and self._lost_database:
                 logger.info("Database reachable again.", extra={**self._log, "action": "db_back"})
                 self._ratelog.reset("db_error")
-                failures = 0
+            failures, self._lost_database = 0, False
             self._report_status()
             if self._is_done():
                 return
+            # While claims back off after contention, the loop waits for them (or other work).
+            pause = self.acks.claims.pause(time.monotonic())
             if claimed:
                 idle_wait = MIN_POLL_SECONDS
-            elif not self._held:
+            elif not self._held and not pause:
                 if not self._claim_came_back_empty:
                     continue  # no claim was tried (the buffer was full): try one now
                 idle_wait = min(idle_wait * 2, self.conf.poll_interval)
-            self._wait(idle_wait)
+            self._wait(max(idle_wait, pause) if not self._held else idle_wait)
+
+    def _mark_progress(self):
+        """The loop is alive: an iteration began, or one of its statements returned (the watchdog)."""
+        self._progress_at = time.monotonic()
 
     def _round(self, claim):
-        """Write finished jobs and (when ``claim``) fill the buffer; returns the jobs claimed."""
+        """Write finished jobs and (when ``claim``) fill the buffer; returns the jobs claimed.
+        Claimed jobs go to the threads before the round's one-row writes are made."""
         limit = 0
         if claim:
-            # Successes acknowledged in the same statement free their places in the buffer.
-            limit = self.buffer.current - len(self._held) + self.acks.successes_waiting()
+            # The buffer bounds the jobs not finished yet (buffered or running): outcomes still
+            # being written (a row someone else has locked) take no place in it.
+            limit = self.buffer.current - len(self._held) + self.acks.pending
             if self.max_jobs is not None:
                 limit = min(limit, self.max_jobs - self.stats.claimed)
+        sent_at = time.monotonic()
         claimed = self.acks.round(self.queues, max(0, limit))
-        self._claim_came_back_empty = limit > 0 and not claimed
-        if claimed is None:
-            return []
+        self._claim_came_back_empty = claimed is not None and not claimed
+        if claimed:
+            # The leases run from the store clock's now during the claim: live at least this long.
+            self._buffer_claimed(claimed, sent_at + self.lease_seconds)
+        self.acks.write_isolated()
+        if self._lapsed:
+            self._release_lapsed()
+        return claimed or []
+
+    def _buffer_claimed(self, claimed, live_until):
         with self._held_lock:
             for job in claimed:
                 self._held[job.id] = job
         self.stats.claimed += len(claimed)
         if any(job.abort_requested for job in claimed):
-            self._buffer.put_all(self._end_unstarted(claimed))
+            self._buffer.put_all(self._end_unstarted(claimed), live_until)
         else:
-            self._buffer.put_all(claimed)
-        return claimed
+            self._buffer.put_all(claimed, live_until)
 
     def _is_done(self):
-        if self._held or self.acks.pending:
+        if self._held or self.acks.pending or self._lapsed:
             return False
         if self.max_jobs is not None and self.stats.claimed >= self.max_jobs:
             return True
@@ -227,7 +247,8 @@ class Worker(ShutdownMixin, ServicesMixin, JobControlHooks):
 
     def _wait(self, idle_wait):
         """Sleep until there is a reason for the next round: jobs to write while the buffer runs
-        low, a NOTIFY, or the poll interval (capped so the watchdog sees iterations)."""
+        low, a deferred write coming due, a NOTIFY, or the poll interval (capped so the watchdog
+        sees iterations)."""
         cap = self.watchdog_seconds / 3
         if not self._held:
             timeout = self.conf.poll_interval if self.store.wakes_on_notify else idle_wait
@@ -238,26 +259,34 @@ class Worker(ShutdownMixin, ServicesMixin, JobControlHooks):
             self._wake.clear()  # before looking, so that a job finishing now still wakes us
             if self._stopping.is_set():
                 return
-            pending = self.acks.pending
-            if pending and (len(self._buffer) < self.concurrency or pending >= self.buffer.current // 2):
+            now = time.monotonic()
+            due = self.acks.writes_due(now)
+            if due and (len(self._buffer) < self.concurrency or due >= self.buffer.current // 2):
                 return  # threads are about to run dry, or plenty to write: go now
-            remaining = deadline - time.monotonic()
+            remaining = min(deadline, self.acks.next_write_at(now) or deadline) - now
             if remaining <= 0:
                 return
-            if pending:
+            if due:
                 self._stopping.wait(min(remaining, ACK_DELAY_SECONDS))  # let a few more finish
                 return
             self._wake.wait(remaining)
 
     def _database_lost(self, exc, failures):
-        """Log (rate-limited, no error text), drop the connection; return the pause before the
-        next try (jittered backoff, short enough for the watchdog to see iterations)."""
-        self._ratelog.log(logging.WARNING, "Worker lost the database (%s); retrying.",
-                          describe_database_error(exc), action="db_error", **self._log)
-        try:
-            connections[self.store.alias].close()
-        except DatabaseError:
-            pass
+        """Log (rate-limited, no error text); drop the connection unless the statement only gave
+        up waiting for another transaction; return the pause before the next try (jittered
+        backoff, short enough for the watchdog to see iterations)."""
+        if is_contention(exc):
+            self._ratelog.log(logging.WARNING, "A worker statement gave up waiting for another "
+                              "transaction (%s); retrying.", describe_database_error(exc),
+                              action="db_contended", **self._log)
+        else:
+            self._lost_database = True
+            self._ratelog.log(logging.WARNING, "Worker lost the database (%s); retrying.",
+                              describe_database_error(exc), action="db_error", **self._log)
+            try:
+                connections[self.store.alias].close()
+            except DatabaseError:
+                pass
         return reconnect_delay_seconds(failures, max_seconds=min(5.0, self.watchdog_seconds / 3))
 
     # -- job threads --------------------------------------------------------------------------
@@ -271,31 +300,10 @@ class Worker(ShutdownMixin, ServicesMixin, JobControlHooks):
         self.acks.add(outcome, late=late)
         self._wake.set()
 
-    def _forget_lease(self, job_id, fence):
-        """That attempt needs no more renewal; a later attempt of the same job held meanwhile is kept."""
-        with self._held_lock:
-            held = self._held.get(job_id)
-            if held is not None and held.fence == fence:
-                del self._held[job_id]
-        self.control.forget((job_id, fence))
-
-    # -- leases, heartbeat, wake-ups ----------------------------------------------------------
-
-    def _held_leases(self):  # called on the keeper thread
-        with self._held_lock:
-            return [(job.id, job.fence) for job in self._held.values()]
+    # -- watchdog -----------------------------------------------------------------------------
 
     def _watchdog_fired(self):  # called on the watchdog thread
         self.stats.watchdog_fired = True
         if self.on_watchdog is not None:
             self.on_watchdog()
         self.request_stop()
-
-    def _lease_lost(self, job_id, fence, state=None):  # called on the keeper thread
-        with self._held_lock:
-            job = self._held.get(job_id)
-        if job is None or job.fence != fence or self.acks.is_finished(job_id, fence):
-            return  # acknowledged (or being acknowledged) since the keeper's snapshot: not lost
-        logger.warning("Lease lost while the job runs; its result will be rejected.", extra={
-            **self._log, "action": "lease_lost", "job_id": str(job_id), "fence": fence, "state": state,
-        })

@@ -1,5 +1,7 @@
 """Helpers for tests that drive worker processes (polling is tests/support/waiting.py)."""
 
+import threading
+
 
 def finish(process, timeout=60):
     """Wait for a subprocess; return (returncode, stdout, stderr)."""
@@ -29,3 +31,25 @@ def render_terminal(output):
     if line:
         lines.append("".join(line))
     return lines
+
+
+class LineReader:
+    """Reads a subprocess's stream on a thread of its own, so that a test can wait for a line
+    while the process runs (``finish()`` cannot be used for that stream then)."""
+
+    def __init__(self, stream):
+        self.lines = []
+        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _read(self, stream):
+        for line in stream:
+            self.lines.append(line)
+
+    def text(self):
+        return "".join(self.lines)
+
+    def join(self, timeout=10):
+        """The whole text, once the stream has ended (the process exited)."""
+        self._thread.join(timeout)
+        return self.text()

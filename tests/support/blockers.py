@@ -95,3 +95,37 @@ def rows_made_slow(table, seconds_per_row):
         with connection.cursor() as cursor:
             for statement in drop:
                 cursor.execute(statement)
+
+
+def hold_row_locks(job_ids):
+    """Hold ``SELECT ... FOR UPDATE`` on the job rows ``job_ids``, as an admin action or a backfill
+    would: one primary-key lookup each, so that on every vendor exactly those rows are locked (a
+    scan of a small table would lock every row it reads on MariaDB)."""
+    from django_headgate.models import Job
+
+    def hold(store, ready, release):
+        with store.atomic():
+            for job_id in job_ids:
+                list(Job.objects.using(store.alias).select_for_update().filter(pk=job_id))
+            ready.set()
+            release.wait(60)
+
+    return hold
+
+
+def hold_running_range_lock():
+    """``SELECT ... FOR UPDATE`` over every ``running`` row, as an operator's console would run
+    it: on MariaDB/MySQL in REPEATABLE READ (the server's default), so InnoDB also locks the
+    gaps of the claim index's ``running`` range, where a claim's ``UPDATE`` must write."""
+    from django_headgate.models import Job
+
+    def hold(store, ready, release):
+        if store.vendor == "mysql":
+            with store.cursor() as cursor:
+                cursor.execute("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        with store.atomic():
+            list(Job.objects.using(store.alias).select_for_update().filter(state="running"))
+            ready.set()
+            release.wait(60)
+
+    return hold

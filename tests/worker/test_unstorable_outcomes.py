@@ -94,11 +94,11 @@ def test_nul_escape_in_json_on_postgresql_is_isolated(monkeypatch, caplog):
 
 
 def test_error_entry_the_database_refuses_is_reduced_to_its_type(monkeypatch, caplog):
-    from django_headgate.worker import acknowledger
+    from django_headgate.worker import one_row_writes
 
     if connection.vendor != "postgresql":
         pytest.skip("only jsonb refuses \\u0000 in an error entry")
-    monkeypatch.setattr(acknowledger, "storable_value", lambda value: value)
+    monkeypatch.setattr(one_row_writes, "storable_value", lambda value: value)
     job = headgate.enqueue("tests.testapp.tasks.raise_unstorable", args=(MARKER,), max_attempts=1)
     others = [headgate.enqueue("tests.testapp.tasks.add", args=(n, 1)) for n in range(4)]
     with caplog.at_level(logging.DEBUG, logger="django_headgate"):

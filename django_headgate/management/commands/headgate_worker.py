@@ -16,7 +16,7 @@ from ...values.job_options import QUEUE_NAME_RE, check_worker_id
 from ...worker import Worker
 
 #: Exit statuses besides 0 (done) and 1 (error, e.g. the database unreachable at start-up).
-EXIT_JOBS_LEFT = 3  # jobs released at the shutdown timeout, or outcomes left unwritten
+EXIT_JOBS_LEFT = 3  # jobs released at the shutdown timeout, or outcomes left unwritten at the stop
 EXIT_WATCHDOG = 4  # the claim loop stopped making progress; leases no longer renewed
 
 
@@ -119,18 +119,22 @@ class Command(BaseCommand):
         self._install_signal_handlers(worker)
         # The database first (an unreachable one gives one clear line, after bounded retries),
         # then what needs it: the retention classes (registered once, by the worker's start-up)
-        # and the heartbeat.
+        # and the heartbeat. A failure after that removes the heartbeat row again: no worker is
+        # shown live that never ran.
         try:
             worker.wait_for_database()
             require_configured_classes(worker.start_up)
             if maintenance is not None:
                 maintenance.announce()
+            if not options.get("skip_checks"):  # call_command() skips them, as for any command
+                self.check()
+            if options["metrics_port"] is not None:
+                self._serve_metrics(options["metrics_port"], options["metrics_addr"], worker.worker_id)
         except WorkerStartFailed as exc:
             raise CommandError(str(exc)) from None
-        if not options.get("skip_checks"):  # call_command() skips them, as for any command
-            self.check()
-        if options["metrics_port"] is not None:
-            self._serve_metrics(options["metrics_port"], options["metrics_addr"], worker.worker_id)
+        except BaseException:
+            worker.abandon_start()
+            raise
         stats = worker.run()
         if self._progress:
             self._progress.clear()
@@ -149,6 +153,11 @@ class Command(BaseCommand):
                 f"headgate_worker {worker.worker_id}: {stats.released} released unstarted, "
                 f"{stats.released_at_timeout} released at the shutdown timeout, "
                 f"{stats.abandoned} left to the rescue duty."
+            )
+        if stats.given_up:  # logged at ERROR when it happened; not work this stop left behind
+            self.stdout.write(
+                f"headgate_worker {worker.worker_id}: {stats.given_up} outcome(s) given up while running "
+                "(their jobs are released by the rescue duty)."
             )
         if stats.left_work_undone:
             sys.exit(EXIT_JOBS_LEFT)

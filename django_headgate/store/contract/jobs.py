@@ -155,6 +155,11 @@ class JobsContract:
         ``dead`` when attempts are exhausted or ``give_up``. ``error_json`` is an entry of
         ``store.entries``; the store adds its ``at``. Returns the new state; raises StaleLease.
 
+        Where the vendor has ``SKIP LOCKED`` the write never waits for a row lock: a row someone
+        else holds is left unchanged and StaleLease is raised (the caller tells it apart from a
+        stale lease with :meth:`read_fences`). The same holds for :meth:`snooze_job` and
+        :meth:`cancel_aborted_job`.
+
         Default: ``SQL_FAIL`` (``fragments.fail_statement``), then ``SQL_GET_STATE``, in one
         transaction."""
         params = [error_json, give_up, self.duration_param(retry_delay_seconds), give_up, give_up,
@@ -168,7 +173,8 @@ class JobsContract:
     @runs("SQL_CANCEL_ABORTED")
     def cancel_aborted_job(self, job_id, fence):
         """End a running attempt whose abort was requested: ``cancelled`` (fenced; only while
-        ``abort_requested_at`` is set). Raises StaleLease when no row changed."""
+        ``abort_requested_at`` is set). Raises StaleLease when no row changed (a row someone else
+        holds is skipped, as for :meth:`fail_job`)."""
         with self.cursor() as cursor:
             cursor.execute(self.sql.SQL_CANCEL_ABORTED, [self.db_uuid(job_id), fence])
             self.fenced(cursor, job_id, fence)

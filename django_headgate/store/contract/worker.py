@@ -60,7 +60,8 @@ class WorkerContract:
         """A running job snoozes (fenced, as an acknowledgement): ``available`` at the store clock
         + ``delay_seconds``, ``attempts - 1`` (this run is not counted), ``snoozes + 1``, lease
         and ``started_at`` cleared; ``errors`` and ``fence`` unchanged (the next claim moves the
-        fence). Raises StaleLease when the fence moved or the job no longer runs.
+        fence). Raises StaleLease when the fence moved or the job no longer runs, and where the
+        vendor has ``SKIP LOCKED`` when someone else holds the row (as for :meth:`fail_job`).
 
         Default: ``SQL_SNOOZE`` (``fragments.SNOOZE``)."""
         with self.cursor() as cursor:

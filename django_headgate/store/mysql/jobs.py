@@ -48,7 +48,7 @@ SQL_ID_TAKEN = "SELECT 1 FROM headgate_job WHERE id = %s"
 SQL_CANCEL = CANCEL.format(now=NOW, expires_now=EXPIRES_NOW, returning="")
 SQL_RETRY = RETRY.format(now=NOW, greatest="GREATEST", returning="")
 SQL_REQUEST_ABORT = REQUEST_ABORT.format(now=NOW, returning="")
-SQL_CANCEL_ABORTED = CANCEL_ABORTED.format(now=NOW, expires_now=EXPIRES_NOW)
+SQL_CANCEL_ABORTED = CANCEL_ABORTED.format(now=NOW, expires_now=EXPIRES_NOW, fenced=FENCED)
 
 # Claim step 1: lock ready rows, skipping those other workers hold (claim index).
 SQL_CLAIM_SELECT = (

@@ -1,8 +1,8 @@
 """MySQL / MariaDB store, worker section: acknowledge and claim in one transaction, lock-free
-acknowledgements and renewals (one lock order, SKIP LOCKED), fence reads, release without
-spending the attempt."""
+acknowledgements, renewals, failures, snoozes and cancellations (one lock order, SKIP LOCKED),
+fence reads, release without spending the attempt."""
 
-from ..fragments import SNOOZE, SQL_READ_FENCES, SQL_RELEASE, placeholders  # noqa: F401  (statements of this vendor)
+from ..fragments import FENCED, SNOOZE, SQL_READ_FENCES, SQL_RELEASE, placeholders  # noqa: F401  (statements of this vendor)
 from . import jobs as job_statements
 from .jobs import EXPIRES_NOW, NOW, NOW_PLUS
 
@@ -31,7 +31,11 @@ SQL_RENEW_LOCKED = (
     f"UPDATE headgate_job SET lease_expires_at = {NOW_PLUS} WHERE id IN ({{ids}})"
 )
 # Snooze one job (fenced): available again after a bound duration, attempt not spent.
-SQL_SNOOZE = SNOOZE.format(run_at=NOW_PLUS)
+SQL_SNOOZE = SNOOZE.format(run_at=NOW_PLUS, fenced=FENCED)
+# Before a failure, snooze or cancellation of one attempt (same transaction): lock its row by
+# primary key, skipping it when someone else holds it, so that the write never waits for it (an
+# UPDATE cannot select from its own table: MariaDB error 1093).
+SQL_LOCK_FENCED = f"SELECT id FROM headgate_job WHERE {FENCED} FOR UPDATE SKIP LOCKED"
 
 
 class MySQLWorker:
@@ -105,3 +109,33 @@ class MySQLWorker:
                 cursor.execute(SQL_RENEW_LOCKED.format(ids=placeholders(len(ours))),
                                [self.duration_param(lease_seconds), *(db_id for db_id, _, _ in ours)])
         return {job_id: aborting for _, job_id, aborting in ours}
+
+    # -- one attempt's write, never waiting for its row ---------------------------------------
+    # The contract's statements, after SQL_LOCK_FENCED in the same transaction: a row someone
+    # else holds changes nothing and raises StaleLease (the caller reads the fence to tell it
+    # from a stale lease).
+
+    def fail_job(self, job_id, fence, error_json, retry_delay_seconds, give_up=False):
+        params = [error_json, give_up, self.duration_param(retry_delay_seconds), give_up, give_up,
+                  give_up, self.db_uuid(job_id), fence]
+        with self.atomic(), self.cursor() as cursor:
+            self._lock_fenced(cursor, job_id, fence)
+            cursor.execute(job_statements.SQL_FAIL, params)
+            cursor.execute(job_statements.SQL_GET_STATE, [self.db_uuid(job_id)])
+            return cursor.fetchone()[0]
+
+    def snooze_job(self, job_id, fence, delay_seconds):
+        with self.atomic(), self.cursor() as cursor:
+            self._lock_fenced(cursor, job_id, fence)
+            cursor.execute(SQL_SNOOZE, [self.duration_param(delay_seconds), self.db_uuid(job_id), fence])
+
+    def cancel_aborted_job(self, job_id, fence):
+        with self.atomic(), self.cursor() as cursor:
+            self._lock_fenced(cursor, job_id, fence)
+            cursor.execute(job_statements.SQL_CANCEL_ABORTED, [self.db_uuid(job_id), fence])
+            self.fenced(cursor, job_id, fence)  # locked, but its abort request may be gone
+
+    def _lock_fenced(self, cursor, job_id, fence):
+        cursor.execute(SQL_LOCK_FENCED, [self.db_uuid(job_id), fence])
+        if cursor.fetchone() is None:
+            raise self.stale_lease(job_id, fence)

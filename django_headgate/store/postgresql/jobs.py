@@ -6,7 +6,7 @@ from datetime import timedelta
 from django.db import IntegrityError
 
 from ..fragments import (
-    CANCEL, CANCEL_ABORTED, CLAIM_ORDER, CLAIMED_COLUMNS, EXHAUSTED, FENCED, INSERT_JOB_ROW,
+    CANCEL, CANCEL_ABORTED, CLAIM_ORDER, CLAIMED_COLUMNS, EXHAUSTED, FENCED, FENCED_UNLOCKED, INSERT_JOB_ROW,
     JOB_COLUMNS, READY, REQUEST_ABORT, RESCUE_SELECT, RETRY, SET_PROGRESS, SETTLE_ATTEMPT,
 )
 from ..fragments import SQL_MARK_UNIQUE_UNTIL_FINISHED, SQL_RELEASE_UNIQUE_KEY  # noqa: F401  (unique_until)
@@ -47,7 +47,9 @@ SQL_NOTIFY = f"SELECT pg_notify('{NOTIFY_CHANNEL}', '')"
 SQL_CANCEL = CANCEL.format(now=NOW, expires_now=EXPIRES_NOW.format(job="headgate_job"), returning="RETURNING state")
 SQL_RETRY = RETRY.format(now=NOW, greatest="GREATEST", returning="RETURNING state")
 SQL_REQUEST_ABORT = REQUEST_ABORT.format(now=NOW, returning="RETURNING state")
-SQL_CANCEL_ABORTED = CANCEL_ABORTED.format(now=NOW, expires_now=EXPIRES_NOW.format(job="headgate_job"))
+# An attempt whose abort was requested ends cancelled (fenced; a row someone else holds is skipped).
+SQL_CANCEL_ABORTED = CANCEL_ABORTED.format(now=NOW, expires_now=EXPIRES_NOW.format(job="headgate_job"),
+                                           fenced=FENCED_UNLOCKED)
 
 # Claim: lock ready rows without waiting on other workers' locks (claim index), lease them,
 # and return them in claim order (UPDATE ... RETURNING alone has no order).
@@ -97,14 +99,16 @@ RETURNING j.id
 
 # When a failed attempt is the last: give_up, or attempts exhausted.
 DEAD_IF = f"(%(give_up)s OR {EXHAUSTED})"
-# Fenced failure: retry after a delay, or dead when attempts are exhausted (or give_up).
+# Fenced failure: retry after a delay, or dead when attempts are exhausted (or give_up); a row
+# someone else holds is skipped, never waited for.
 SQL_FAIL = f"""
 UPDATE headgate_job
 SET {SETTLE_ATTEMPT.format(
     append_error=APPEND_ERROR.format(error="%(error)s"), dead_if=DEAD_IF, dead_run_at="run_at",
     retry_at=NOW_PLUS_SECONDS.format(seconds="%(delay)s"), now=NOW,
     expires_now=EXPIRES_NOW.format(job="headgate_job"))}
-WHERE id = %(id)s AND fence = %(fence)s AND state = 'running'
+WHERE id = (SELECT id FROM headgate_job WHERE id = %(id)s AND fence = %(fence)s AND state = 'running'
+            FOR UPDATE SKIP LOCKED)
 RETURNING state
 """
 

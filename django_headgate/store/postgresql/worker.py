@@ -3,7 +3,7 @@ fence reads, release without spending the attempt, and the worker's session sett
 statements run prepared (``hot.py``)."""
 
 from ..records import ClaimedJob
-from ..fragments import SNOOZE
+from ..fragments import FENCED_UNLOCKED, SNOOZE
 from .jobs import CLAIM_CTES, EXPIRES_NOW, NOW, NOW_PLUS_SECONDS
 
 # Acknowledge and claim in ONE statement (one round trip, one commit). `ours`: the rows to
@@ -64,8 +64,9 @@ FROM unnest(%s::uuid[], %s::bigint[]) AS held(id, fence)
 WHERE j.id = held.id AND j.fence = held.fence AND j.state = 'running' AND j.lease_owner = %s
 RETURNING j.id
 """
-# Snooze one job (fenced): available again after a bound number of seconds, attempt not spent.
-SQL_SNOOZE = SNOOZE.format(run_at=NOW_PLUS_SECONDS.format(seconds="%s"))
+# Snooze one job (fenced, skipping a row someone else holds): available again after a bound
+# number of seconds, attempt not spent.
+SQL_SNOOZE = SNOOZE.format(run_at=NOW_PLUS_SECONDS.format(seconds="%s"), fenced=FENCED_UNLOCKED)
 # The worker's plan settings, and their undoing: no bitmap or sequential scans. Every worker
 # statement is an index lookup or an index-ordered claim; with statistics older than a burst of
 # enqueues the planner would otherwise sort every ready row for each claim (bench/claim_plan.py,

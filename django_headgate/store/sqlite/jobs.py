@@ -40,7 +40,7 @@ SQL_INSERT_JOB = (
 SQL_CANCEL = CANCEL.format(now=NOW, expires_now=EXPIRES_NOW, returning="RETURNING state")
 SQL_RETRY = RETRY.format(now=NOW, greatest="max", returning="RETURNING state")
 SQL_REQUEST_ABORT = REQUEST_ABORT.format(now=NOW, returning="RETURNING state")
-SQL_CANCEL_ABORTED = CANCEL_ABORTED.format(now=NOW, expires_now=EXPIRES_NOW)
+SQL_CANCEL_ABORTED = CANCEL_ABORTED.format(now=NOW, expires_now=EXPIRES_NOW, fenced=FENCED)
 
 # Claim in one statement; SQLite's single writer makes the subquery + update atomic. RETURNING
 # has no order: priority and run_at come back so that the claim order can be restored.

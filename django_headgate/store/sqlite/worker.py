@@ -2,7 +2,7 @@
 same transaction, renew a batch of leases in one statement, fence reads, release without
 spending the attempt."""
 
-from ..fragments import SNOOZE, SQL_READ_FENCES, SQL_RELEASE  # noqa: F401  (statements of this vendor)
+from ..fragments import FENCED, SNOOZE, SQL_READ_FENCES, SQL_RELEASE  # noqa: F401  (statements of this vendor)
 from .jobs import EXPIRES_NOW, NOW, NOW_PLUS
 
 # Acknowledge many jobs in one fenced statement (row values; primary key). {result} is NULL or
@@ -23,7 +23,7 @@ WHERE state = 'running' AND lease_owner = %s AND (id, fence) IN (VALUES {{pairs}
 RETURNING id, abort_requested_at
 """
 # Snooze one job (fenced): available again after a bound strftime modifier, attempt not spent.
-SQL_SNOOZE = SNOOZE.format(run_at=NOW_PLUS)
+SQL_SNOOZE = SNOOZE.format(run_at=NOW_PLUS, fenced=FENCED)
 
 
 class SQLiteWorker:

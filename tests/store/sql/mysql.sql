@@ -13,7 +13,8 @@ SET state = 'cancelled', finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMEST
 WHERE id = %s AND state = 'available'
 
 -- name: mysql.jobs.SQL_CANCEL_ABORTED --
--- A running attempt whose abort was requested ends cancelled (fenced, primary key).
+-- A running attempt whose abort was requested ends cancelled (fenced, primary key; {fenced}:
+-- FENCED, or FENCED_UNLOCKED).
 UPDATE headgate_job SET state = 'cancelled', finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running' AND abort_requested_at IS NOT NULL
 
 -- name: mysql.jobs.SQL_CLAIM_SELECT --
@@ -193,6 +194,12 @@ UPDATE headgate_job
 SET state = 'succeeded', result = CASE id WHEN %s THEN %s WHEN %s THEN %s END, finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND,
     lease_owner = NULL, lease_expires_at = NULL
 WHERE id IN (%s, %s, %s)
+
+-- name: mysql.worker.SQL_LOCK_FENCED --
+-- Before a failure, snooze or cancellation of one attempt (same transaction): lock its row by
+-- primary key, skipping it when someone else holds it, so that the write never waits for it (an
+-- UPDATE cannot select from its own table: MariaDB error 1093).
+SELECT id FROM headgate_job WHERE id = %s AND fence = %s AND state = 'running' FOR UPDATE SKIP LOCKED
 
 -- name: mysql.worker.SQL_LOCK_RUNNING --
 -- Acknowledgement step 1: lock the rows to acknowledge that are still running, in id order,

@@ -13,8 +13,8 @@ SET state = 'cancelled', finished_at = now(), expires_at = now() + (SELECT rc.du
 WHERE id = %s AND state = 'available' RETURNING state
 
 -- name: postgresql.jobs.SQL_CANCEL_ABORTED --
--- A running attempt whose abort was requested ends cancelled (fenced, primary key).
-UPDATE headgate_job SET state = 'cancelled', finished_at = now(), expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class), lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running' AND abort_requested_at IS NOT NULL
+-- An attempt whose abort was requested ends cancelled (fenced; a row someone else holds is skipped).
+UPDATE headgate_job SET state = 'cancelled', finished_at = now(), expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class), lease_owner = NULL, lease_expires_at = NULL WHERE id = (SELECT id FROM headgate_job WHERE id = %s AND fence = %s AND state = 'running' FOR UPDATE SKIP LOCKED) AND abort_requested_at IS NOT NULL
 
 -- name: postgresql.jobs.SQL_CLAIM --
 -- Claim: the two CTEs, rows returned in claim order; {queue_filter}: see the two below.
@@ -86,10 +86,12 @@ RETURNING j.id
 COPY headgate_job (id, queue, task, args, kwargs, priority, state, run_at, attempts, max_attempts, fence, unique_key, fingerprint, errors, tags, retention_class, created_at, timeout) FROM STDIN
 
 -- name: postgresql.jobs.SQL_FAIL --
--- Fenced failure: retry after a delay, or dead when attempts are exhausted (or give_up).
+-- Fenced failure: retry after a delay, or dead when attempts are exhausted (or give_up); a row
+-- someone else holds is skipped, never waited for.
 UPDATE headgate_job
 SET errors = errors || jsonb_build_array(%(error)s::jsonb || jsonb_build_object('at', now())), run_at = CASE WHEN (%(give_up)s OR attempts >= max_attempts) THEN run_at ELSE now() + make_interval(secs => %(delay)s) END, finished_at = CASE WHEN (%(give_up)s OR attempts >= max_attempts) THEN now() END, expires_at = CASE WHEN (%(give_up)s OR attempts >= max_attempts) THEN now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class) END, state = CASE WHEN (%(give_up)s OR attempts >= max_attempts) THEN 'dead' ELSE 'available' END, lease_owner = NULL, lease_expires_at = NULL
-WHERE id = %(id)s AND fence = %(fence)s AND state = 'running'
+WHERE id = (SELECT id FROM headgate_job WHERE id = %(id)s AND fence = %(fence)s AND state = 'running'
+            FOR UPDATE SKIP LOCKED)
 RETURNING state
 
 -- name: postgresql.jobs.SQL_INSERT_JOB --
@@ -492,8 +494,9 @@ RESET enable_seqscan
 SELECT set_config('enable_bitmapscan', 'off', false), set_config('enable_seqscan', 'off', false)
 
 -- name: postgresql.worker.SQL_SNOOZE --
--- Snooze one job (fenced): available again after a bound number of seconds, attempt not spent.
-UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = now() + make_interval(secs => %s), snoozes = COALESCE(snoozes, 0) + 1, started_at = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+-- Snooze one job (fenced, skipping a row someone else holds): available again after a bound
+-- number of seconds, attempt not spent.
+UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = now() + make_interval(secs => %s), snoozes = COALESCE(snoozes, 0) + 1, started_at = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE id = (SELECT id FROM headgate_job WHERE id = %s AND fence = %s AND state = 'running' FOR UPDATE SKIP LOCKED)
 
 -- name: postgresql.SQL_GET_STATEMENT_BUDGET --
 -- The session's statement_timeout and lock_timeout, read before a budget is set and restored after.

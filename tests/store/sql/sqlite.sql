@@ -13,7 +13,8 @@ SET state = 'cancelled', finished_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'
 WHERE id = %s AND state = 'available' RETURNING state
 
 -- name: sqlite.jobs.SQL_CANCEL_ABORTED --
--- A running attempt whose abort was requested ends cancelled (fenced, primary key).
+-- A running attempt whose abort was requested ends cancelled (fenced, primary key; {fenced}:
+-- FENCED, or FENCED_UNLOCKED).
 UPDATE headgate_job SET state = 'cancelled', finished_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'), expires_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', (SELECT '+' || (rc.duration / 1000000.0) || ' seconds' FROM headgate_retention_class rc WHERE rc."key" = headgate_job.retention_class)), lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running' AND abort_requested_at IS NOT NULL
 
 -- name: sqlite.jobs.SQL_CLAIM --
