@@ -38,13 +38,19 @@ YOUNG_TASK_SECONDS = 0.25
 
 
 class JobControl:
-    """Shared by the claim loop, the job threads, the lease keeper and the acknowledger; keys
-    are ``(job_id, fence)``: one attempt, never a later attempt of the same job."""
+    """Owns the control state of the attempts a worker runs (which run, since when, which must
+    stop, which failed at their deadline); called by the claim loop, the job threads, the lease
+    keeper and the acknowledger. Keys are ``(job_id, fence)``: one attempt, never a later
+    attempt of the same job. An attempt that fails at its deadline, or ends unstarted because
+    its abort was already requested, is handed to ``write`` (the acknowledger's ``add``)."""
 
-    def __init__(self, *, abort_check_seconds, worker_id, on_timeout):
+    def __init__(self, *, abort_check_seconds, worker_id, write, stats, log_extra, wake):
         self.abort_check_seconds = abort_check_seconds
         self.worker_id = worker_id
-        self.on_timeout = on_timeout  # (Outcome) -> None: hand the JobTimeout failure to the writer
+        self._write = write  # (Outcome) -> None: hand an attempt's ending to the acknowledger
+        self._stats = stats
+        self._log = log_extra
+        self._wake = wake  # set when an ending waits to be written
         self.stopping = set()  # abort_requested is True for these (read by the tasks)
         self.cancelling = set()  # abort requested by cancel(): the attempt ends cancelled
         self.timed_out = set()  # failed at the deadline while the thread still runs
@@ -80,6 +86,22 @@ class JobControl:
         return late
 
     # -- claim loop and acknowledger ------------------------------------------------------------
+
+    def end_unstarted(self, claimed):
+        """Jobs claimed with an abort already requested (cancel() while an earlier attempt ran,
+        which then ended otherwise) end ``cancelled`` without running; returns the others."""
+        to_run = []
+        for job in claimed:
+            if job.abort_requested:
+                self.request_abort([(job.id, job.fence)])
+                self._write(Outcome(job))
+            else:
+                to_run.append(job)
+        return to_run
+
+    def has_live_jobs(self):
+        """True while a thread runs a task whose outcome still counts (not one past its time limit)."""
+        return any(key not in self.timed_out for key in list(self.running))
 
     def request_abort(self, keys):
         """Abort requests read from the store (the renewal, or a claim of a job already asked)."""
@@ -121,8 +143,14 @@ class JobControl:
                     self.stopping.add(key)
                     expired.append(self.running[key])
         for claimed, started_at, thread_ident in expired:
-            self.on_timeout(self._timeout_outcome(claimed, now - started_at, thread_ident))
+            self._timed_out(self._timeout_outcome(claimed, now - started_at, thread_ident))
         return len(expired)
+
+    def _timed_out(self, outcome):
+        self._stats.timed_out += 1
+        log_job_control(outcome.claimed, "timed_out", self._log, logging.WARNING)
+        self._write(outcome)
+        self._wake.set()
 
     def _timeout_outcome(self, claimed, seconds, thread_ident):
         """The failed attempt: a JobTimeout entry with the stack the task's thread is in right
@@ -137,29 +165,3 @@ class JobControl:
         return Outcome(claimed, error=entry, give_up=task is not None and not task.retries(timeout),
                        backoff=task.backoff if task is not None else None)
 
-
-class JobControlHooks:
-    """The worker's side of job control (a mixin of :class:`~.worker.Worker`: uses its state)."""
-
-    def _end_unstarted(self, claimed):
-        """Jobs claimed with an abort already requested (cancel() while an earlier attempt ran,
-        which then ended otherwise) end ``cancelled`` without running; returns the others."""
-        to_run = []
-        for job in claimed:
-            if job.abort_requested:
-                self.control.request_abort([(job.id, job.fence)])
-                self.acks.add(Outcome(job))
-            else:
-                to_run.append(job)
-        return to_run
-
-    def _timed_out(self, outcome):  # called on the keeper thread
-        job = outcome.claimed
-        self.stats.timed_out += 1
-        log_job_control(job, "timed_out", self._log, logging.WARNING)
-        self.acks.add(outcome)
-        self._wake.set()
-
-    def _has_live_jobs(self):
-        """True while a thread runs a task whose outcome still counts (not one past its time limit)."""
-        return any(key not in self.control.timed_out for key in list(self.control.running))

@@ -1,5 +1,5 @@
-"""The worker's side services: start-up, heartbeat row, LISTEN thread, maintenance thread,
-status line."""
+"""The worker's side services (:class:`Services`): start-up, its heartbeat row, the LISTEN and
+maintenance threads, the status line."""
 
 import json
 import logging
@@ -21,8 +21,29 @@ logger = logging.getLogger(__name__)
 STATUS_EVERY_SECONDS = 2.0
 
 
-class ServicesMixin:
-    """Used by :class:`~.worker.Worker` (its ``store``, ids, ``_wake`` and ``_stopping``)."""
+class Services:
+    """Owns whether the worker started (its heartbeat row registered) and when the status line
+    was last reported. ``budget`` is the claim loop's connection budget (start-up runs on the
+    loop's thread); ``wake`` and ``stopping`` are the loop's events, which the LISTEN thread sets
+    and watches; ``running`` is the tasks running now (``JobControl.running``)."""
+
+    def __init__(self, *, store, conf, worker_id, instance_id, queues, maintenance, budget, wake, stopping,
+                 log_extra, on_status, stats, running):
+        self._store = store
+        self._conf = conf
+        self._worker_id = worker_id
+        self._instance_id = instance_id
+        self._queues = queues
+        self._maintenance = maintenance  # a MaintenanceRunner, or None
+        self._budget = budget
+        self._wake = wake
+        self._stopping = stopping
+        self._log = log_extra
+        self._on_status = on_status
+        self._stats = stats
+        self._running = running
+        self.started = False
+        self._last_status = 0.0
 
     def wait_for_database(self):
         """Connect this thread (with the worker's time budget), retried with jittered backoff up
@@ -31,23 +52,23 @@ class ServicesMixin:
 
     def start_up(self):
         """Reach the database, register retention classes and the heartbeat, retried as
-        :meth:`wait_for_database`. ``run()`` calls it unless it was called already. Raises
-        InvalidPolicy when a configured retention class changed its duration."""
+        :meth:`wait_for_database`. Raises InvalidPolicy when a configured retention class
+        changed its duration."""
         self._retry_at_start(self._start_up_once)
-        self._started = True
+        self.started = True
 
     def _start_up_once(self):
         self._budget.ensure()
         # HEADGATE["RETENTION_CLASSES"] exist before this worker runs anything (DESIGN §6). With
         # maintenance, the runner registers them (once: its passes do not repeat it).
-        if self.maintenance is not None:
-            self.maintenance.prepare()
+        if self._maintenance is not None:
+            self._maintenance.prepare()
         else:
-            register_configured_classes(using=self.store.alias, classes=self.conf.retention_classes)
+            register_configured_classes(using=self._store.alias, classes=self._conf.retention_classes)
         self.register_heartbeat()
 
     def _retry_at_start(self, step):
-        timeout = self.conf.worker_startup_timeout
+        timeout = self._conf.worker_startup_timeout
         deadline = time.monotonic() + timeout
         failures = 0
         while True:
@@ -55,15 +76,15 @@ class ServicesMixin:
                 return step()
             except DatabaseError as exc:
                 failures += 1
-                connections[self.store.alias].close()
+                connections[self._store.alias].close()
                 if failures == 1:
                     logger.error("Database %r unreachable at start-up (%s); retrying for up to %g s.",
-                                 self.store.alias, describe_database_error(exc), timeout,
+                                 self._store.alias, describe_database_error(exc), timeout,
                                  extra={**self._log, "action": "startup_db_error"})
                 remaining = deadline - time.monotonic()
                 if remaining <= 0 or self._stopping.is_set():
                     raise WorkerStartFailed(
-                        f"Database {self.store.alias!r} unreachable for {timeout:g} s "
+                        f"Database {self._store.alias!r} unreachable for {timeout:g} s "
                         f"({describe_database_error(exc)}); the worker did not start."
                     ) from None
                 self._stopping.wait(min(remaining, reconnect_delay_seconds(failures, max_seconds=2.0)))
@@ -71,54 +92,55 @@ class ServicesMixin:
     def abandon_start(self):
         """The worker will not run after all (its start failed after :meth:`start_up`): remove
         its heartbeat row and its connection's time budget; never raises."""
-        if self._started:
-            self._unregister()
+        if self.started:
+            self.unregister()
             self._budget.clear()
-            self._started = False
+            self.started = False
 
     def register_heartbeat(self):
-        self.store.register_heartbeat(
-            self.worker_id, self.instance_id, socket.gethostname(), os.getpid(),
-            json.dumps(self.queues or []),
+        self._store.register_heartbeat(
+            self._worker_id, self._instance_id, socket.gethostname(), os.getpid(),
+            json.dumps(self._queues or []),
         )
 
-    def _unregister(self):
+    def unregister(self):
+        """Remove the heartbeat row; a database error is logged, never raised."""
         try:
-            self.store.delete_heartbeat(self.worker_id, self.instance_id)
+            self._store.delete_heartbeat(self._worker_id, self._instance_id)
         except DatabaseError as exc:
             logger.warning("Could not remove the heartbeat row (%s).", describe_database_error(exc),
                            extra={**self._log, "action": "db_error"})
 
-    def _start_listener(self):
-        if self.store.supports_listen_notify and self.store.transaction_pooled:
+    def start_listener(self):
+        """The LISTEN thread, started (None where the store polls instead)."""
+        if self._store.supports_listen_notify and self._store.transaction_pooled:
             logger.info("Database %r is behind a transaction-pooling PgBouncer (HEADGATE['POOLING']): "
                         "no LISTEN, the worker polls (at most every %g s), and its connections carry "
-                        "no session time budget.", self.store.alias, self.conf.poll_interval,
+                        "no session time budget.", self._store.alias, self._conf.poll_interval,
                         extra={**self._log, "action": "transaction_pooling"})
-        if not self.store.wakes_on_notify:
+        if not self._store.wakes_on_notify:
             return None
-        thread = threading.Thread(target=self.store.listen_for_jobs, name="headgate-listener",
-                                  args=(self._wake, self._stopping, session_name("listener", self.worker_id)),
+        thread = threading.Thread(target=self._store.listen_for_jobs, name="headgate-listener",
+                                  args=(self._wake, self._stopping, session_name("listener", self._worker_id)),
                                   daemon=True)
         thread.start()
         return thread
 
-    def _start_maintenance(self):
-        if self.maintenance is None:
+    def start_maintenance(self):
+        """The maintenance thread, started (None without maintenance)."""
+        if self._maintenance is None:
             return None
-        thread = threading.Thread(target=self.maintenance.run_forever, name="headgate-maintenance",
+        thread = threading.Thread(target=self._maintenance.run_forever, name="headgate-maintenance",
                                   daemon=True)
         thread.start()
         return thread
 
     # -- terminal status ----------------------------------------------------------------------
 
-    _last_status = 0.0
-
-    def _report_status(self, force=False):
-        if self.on_status is None:
+    def report_status(self, force=False):
+        if self._on_status is None:
             return
         now = time.monotonic()
         if force or now - self._last_status >= STATUS_EVERY_SECONDS:
             self._last_status = now
-            self.on_status(self.stats, len(self._running))
+            self._on_status(self._stats, len(self._running))

@@ -108,9 +108,9 @@ def test_lease_lost_is_reported_only_for_jobs_still_running(caplog):
 
     worker = Worker(burst=True)
     job = ClaimedJob("id-1", "default", "t.f", "[]", "{}", 1, 3, 7)
-    worker._lease_lost("id-1", 7)  # already acknowledged: no warning
-    worker._held["id-1"] = job
-    worker._lease_lost("id-1", 6)  # an older fence: not this run's lease
+    worker.leases.lost("id-1", 7)  # already acknowledged: no warning
+    worker.leases.hold([job])
+    worker.leases.lost("id-1", 6)  # an older fence: not this run's lease
     assert "Lease lost" not in caplog.text
-    worker._lease_lost("id-1", 7)
+    worker.leases.lost("id-1", 7)
     assert "Lease lost" in caplog.text
