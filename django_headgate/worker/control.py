@@ -11,7 +11,7 @@ A Python thread cannot be stopped from outside, so neither stops a task's code. 
 - an abort request (``cancel()`` of a running job) reaches the worker through the lease
   renewal; when the task then returns or raises, the attempt ends ``cancelled`` (fenced).
 
-The lease keeper drives both (``keeper.py``): every ``abort_check_seconds`` it renews the leases
+The lease keeper drives both (``renewal.py``): every ``abort_check_seconds`` it renews the leases
 of the tasks that have run for ``YOUNG_TASK_SECONDS`` or more (the renewal reports their abort
 requests), and it fires due deadlines. Short tasks, the bulk of a drain, never cost a statement;
 a job without a timeout costs a dict insert and removal.

@@ -6,8 +6,8 @@ needs, and runs their threads. Each collaborator owns its own state; none reads 
   lapsed ones to release;
 - ``Acknowledger`` (``acknowledger.py``): writes outcomes, claiming in the same round trip;
 - ``JobControl`` (``control.py``): time limits and abort requests;
-- ``JobThreads`` (``threads.py``), the lease keeper (``keeper.py``: leases and the heartbeat
-  row) and the ``Watchdog`` (``watchdog.py``): the other threads;
+- ``JobThreads`` (``threads.py``), the lease keeper (``renewal.py``: renews the leases and the
+  heartbeat row) and the ``Watchdog`` (``watchdog.py``): the other threads;
 - ``Services`` (``services.py``): start-up, the heartbeat row, the LISTEN and maintenance
   threads, the status line;
 - ``Shutdown`` (``shutdown.py``): the stop, once the loop returned.
@@ -29,9 +29,9 @@ from .budget import TimeBudget, session_name
 from .buffer_size import BufferSize
 from .claim_loop import ClaimLoop
 from .control import JobControl
-from .keeper import LeaseKeeper
 from .leases import HeldLeases
 from .logs import RateLimitedLog
+from .renewal import LeaseAndHeartbeatRenewal
 from .services import Services
 from .shutdown import Shutdown
 from .stats import WorkerStats
@@ -149,7 +149,7 @@ class Worker:
                              max_result_bytes=self.conf.max_result_bytes)
         watchdog = Watchdog(bound_seconds=self.watchdog_seconds, worker_id=self.worker_id,
                             on_fire=self._watchdog_fired, progress={})
-        keeper = LeaseKeeper(
+        keeper = LeaseAndHeartbeatRenewal(
             store=self.store, worker_id=self.worker_id, instance_id=self.instance_id,
             lease_seconds=self.lease_seconds, heartbeat_seconds=self.conf.heartbeat_interval,
             held_leases=self.leases.snapshot, register_heartbeat=self.services.register_heartbeat,

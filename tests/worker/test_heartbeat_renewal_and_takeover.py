@@ -6,7 +6,7 @@ import uuid
 import pytest
 
 from django_headgate.models import WorkerHeartbeat
-from django_headgate.worker.keeper import LeaseKeeper
+from django_headgate.worker.renewal import LeaseAndHeartbeatRenewal
 
 from tests.support.heartbeat_rows import make_heartbeats
 
@@ -20,7 +20,7 @@ def register(store, worker_id="w1", instance_id=None):
 
 
 def keeper_for(store, worker_id, instance_id):
-    return LeaseKeeper(
+    return LeaseAndHeartbeatRenewal(
         store=store, worker_id=worker_id, instance_id=instance_id, lease_seconds=30,
         heartbeat_seconds=1, held_leases=list,
         register_heartbeat=lambda: register(store, worker_id, instance_id),

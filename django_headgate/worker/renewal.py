@@ -1,4 +1,5 @@
-"""Background thread that keeps a worker's claims alive: lease renewal and its heartbeat row.
+"""The lease keeper: the thread that keeps a worker's leases and its heartbeat row alive
+(:class:`LeaseAndHeartbeatRenewal`).
 
 Leases are renewed every third of the lease, so two renewals can fail before a lease lapses.
 Renewal skips rows someone else has locked (it never waits, and on MariaDB it takes rows in the
@@ -17,6 +18,10 @@ Job control (``control.py``): each renewal reports which jobs ``cancel()`` asked
 are renewed, so that a request reaches them within about that time (one statement for all of
 them, none while every task is younger); and the keeper fails attempts whose time limit passed,
 waking for the earliest deadline.
+
+Its operator-facing name stays "lease keeper": the ``django_headgate.worker.keeper`` logger (the
+name docs/worker.md documents, given here explicitly, so a ``LOGGING`` setting that names it keeps
+working), its session label ``headgate keeper <worker id>``, its log lines and the watchdog's.
 """
 
 import logging
@@ -30,10 +35,10 @@ from .budget import TimeBudget
 from .dberrors import describe_database_error
 from .logs import RateLimitedLog
 
-logger = logging.getLogger(__name__)
+logger = logging.getLogger("django_headgate.worker.keeper")
 
 
-class LeaseKeeper(threading.Thread):
+class LeaseAndHeartbeatRenewal(threading.Thread):
     def __init__(self, *, store, worker_id, instance_id, lease_seconds, heartbeat_seconds,
                  held_leases, register_heartbeat, on_lease_lost, allows_renewal=lambda: True,
                  tick_seconds=5.0, budget_seconds=(5.0, 2.0), ratelog=None, session_name=None,
