@@ -35,6 +35,7 @@ from django.db import DatabaseError, connections
 
 from .. import metrics as duty_metrics
 from ..exceptions import HeadgateError
+from ..store.errors import describe_database_error
 
 logger = logging.getLogger(__name__)
 
@@ -177,8 +178,6 @@ class DatabaseGauges:
                     store.name_session(self.session_name)
                 return ready_depths(self.using, deadline=self._clock() + self.read_seconds, clock=self._clock)
         except DatabaseError as exc:
-            from ..worker.dberrors import describe_database_error
-
             logger.warning("Metrics: the ready-jobs gauge could not be read (%s); left out of this scrape.",
                            describe_database_error(exc), extra={"action": "metrics_read_error"})
             return None

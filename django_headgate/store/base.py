@@ -1,7 +1,8 @@
 """The store contract: what every vendor supplies, shared value conversions and the store clock.
 
 :class:`BaseStore` is assembled from one contract class per section (``contract/jobs.py``,
-``contract/heartbeats.py``, ``contract/sweep.py``, ``contract/worker.py``). Each section declares
+``contract/heartbeats.py``, ``contract/sweep.py``, ``contract/worker.py``, ``contract/errors.py``).
+Each section declares
 
 - methods marked :func:`~.contract.vendor_supplies`: the operations a vendor must implement;
 - default methods marked :func:`~.contract.runs`: the ``SQL_*`` statements they execute through
@@ -15,7 +16,7 @@ Rules every implementation keeps:
 - every worker write is fenced by ``(id, fence)`` and ``state = 'running'``; a write that matches
   no row raises ``StaleLease`` and changes nothing;
 - values are bound parameters; identifiers come from closed sets in this package;
-- a unique violation is recognised by its error code or constraint, never by message text.
+- an error is classified by its code or constraint (``contract/errors.py``), never by message text.
 """
 
 import hashlib
@@ -28,6 +29,7 @@ from django.db.models import UUIDField
 from ..conf import transaction_pooled
 from ..exceptions import StaleLease
 from .contract import contract_gaps, runs, vendor_supplies
+from .contract.errors import ErrorsContract
 from .contract.heartbeats import HeartbeatsContract
 from .contract.jobs import JobsContract
 from .contract.sweep import SweepContract
@@ -41,7 +43,7 @@ def lock_key(name):
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
 
 
-class BaseStore(JobsContract, HeartbeatsContract, SweepContract, WorkerContract):
+class BaseStore(JobsContract, HeartbeatsContract, SweepContract, WorkerContract, ErrorsContract):
     """Contract for one database alias. A vendor subclass sets ``vendor`` and ``statements``.
 
     ``statements`` is a tuple of the vendor's statement modules; their ``SQL_*`` constants are
@@ -128,15 +130,6 @@ class BaseStore(JobsContract, HeartbeatsContract, SweepContract, WorkerContract)
         if cursor.rowcount == 0:
             raise self.stale_lease(job_id, fence)
 
-    @vendor_supplies
-    def is_unique_violation(self, exc):
-        """True when the IntegrityError ``exc`` is a duplicate key (by the driver's error code)."""
-
-    def is_deadlock(self, exc):
-        """True when the DatabaseError ``exc`` is a deadlock the database broke by rolling the
-        transaction back (by error code). Default: never (SQLite serialises writers)."""
-        return False
-
     # -- clock --------------------------------------------------------------------------------
 
     @runs("SQL_NOW")
@@ -179,12 +172,6 @@ class BaseStore(JobsContract, HeartbeatsContract, SweepContract, WorkerContract)
                         self.restore_statement_budget(previous)
                     except DatabaseError:
                         self.connection.close()  # a fresh session starts with the server defaults
-
-    def is_budget_exceeded(self, exc):
-        """True when the DatabaseError ``exc`` is a statement stopped by :meth:`statement_budget`
-        (its time or its lock wait ran out), by error code. Default: never (SQLite has no
-        statement timeout)."""
-        return False
 
     @vendor_supplies
     def set_statement_budget(self, seconds, lock_seconds, *, local=False):

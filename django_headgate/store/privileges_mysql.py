@@ -11,6 +11,7 @@ import re
 from django.db import DatabaseError, connections
 
 from ..exceptions import HeadgateError
+from .mysql.errors import ACCESS_DENIED
 from .privileges import RUNTIME_PRIVILEGES, Finding, model_tables
 
 ARCHIVE_TABLE = "headgate_job_archive"
@@ -52,9 +53,6 @@ DDL_PRIVILEGES = ("CREATE", "DROP", "ALTER", "INDEX", "TRIGGER")
 RETENTION_DML = ("INSERT", "UPDATE", "DELETE")
 # One line of SHOW GRANTS FOR PUBLIC.
 PUBLIC_GRANT_RE = re.compile(r"GRANT (?P<privileges>.+) ON (?P<target>\S+) TO PUBLIC(?: WITH GRANT OPTION)?")
-# ER_TABLEACCESS_DENIED_ERROR, ER_DBACCESS_DENIED_ERROR, ER_SPECIFIC_ACCESS_DENIED_ERROR,
-# ER_COLUMNACCESS_DENIED_ERROR, ER_ACCESS_DENIED_NO_PASSWORD_ERROR.
-ACCESS_DENIED_ERRNOS = frozenset({1142, 1044, 1227, 1143, 1698})
 SAFE_NAME_RE = re.compile(r"[A-Za-z0-9_$-]{1,64}")
 
 
@@ -238,7 +236,7 @@ class MySQLPrivileges:
         seen = exc
         while seen is not None:
             args = getattr(seen, "args", ())
-            if args and args[0] in ACCESS_DENIED_ERRNOS:
+            if args and args[0] in ACCESS_DENIED:
                 return True
             seen = seen.__cause__
         return False

@@ -10,6 +10,7 @@ import re
 from django.db import connections
 
 from ..exceptions import HeadgateError
+from .postgresql.errors import INSUFFICIENT_PRIVILEGE
 from .privileges import RUNTIME_PRIVILEGES, Finding, archive_month_tables, archive_partition_tables, model_tables
 
 # Who is connected, in which database and schema, and the schema privileges that matter.
@@ -53,8 +54,6 @@ POWERFUL_ROLES = ("pg_execute_server_program", "pg_read_all_data", "pg_read_serv
 #: Table privileges the retention role must not hold on any Headgate table (TRUNCATE: on any
 #: but the monthly partitions it prunes).
 RETENTION_EXCESS = ("INSERT", "UPDATE", "DELETE", "TRIGGER", "OWNER")
-# SQLSTATE insufficient_privilege (permission denied).
-INSUFFICIENT_PRIVILEGE = "42501"
 # A database or schema name the recipe can quote without surprises.
 SAFE_NAME_RE = re.compile(r"[A-Za-z0-9_$-]{1,63}")
 

@@ -7,7 +7,7 @@ isolated from the others (DESIGN §8a).
   doubling up to 2 s) and tried again while the loop goes on claiming.
 - When that statement fails for another reason than a lost connection, its rows are written one
   by one from then on, and the claim runs alone: one bad row never holds the others. A
-  statement that runs out of its lock or time budget (contention, ``dberrors``) costs no try:
+  statement that runs out of its lock or time budget (contention: the store's ``is_contention``) costs no try:
   its rows are deferred like locked ones, a claim backs off (``claim_pacing.py``), and after the
   first such write the round's other one-row writes wait for the next round.
 - A row in two batch statements that lost the connection (a statement too large for the server
@@ -25,7 +25,8 @@ isolated from the others (DESIGN §8a).
   written only after that failure is settled, so the store refuses it; it is counted, and
   logged at INFO.
 
-Logs name the error's class and code only (``dberrors``), never its text or a payload.
+Logs name the error's class and code only (``store.errors.describe_database_error``), never its
+text or a payload.
 
 When to claim is ``claim_pacing.py``; the one-row writes are a mixin in ``one_row_writes.py``.
 """
@@ -37,9 +38,9 @@ from collections import deque
 
 from django.db import DatabaseError
 
+from ..store.errors import describe_database_error
 from ..store.records import Completion
 from .claim_pacing import ClaimPacing
-from .dberrors import describe_database_error, is_connection_error, is_contention, is_deadlock
 from .logs import log_job_control, log_jobs_succeeded
 from .one_row_writes import OneRowWrites
 from .pending import PendingWrite
@@ -150,7 +151,7 @@ class Acknowledger(OneRowWrites):
                 completions, self.worker_id, queues, claim_limit, self.lease_seconds)
         except DatabaseError as exc:
             self._on_progress()
-            if is_connection_error(exc):
+            if self.store.is_connection_error(exc):
                 for w in batch:
                     w.uncertain = True
                     w.lost_connections += 1
@@ -164,7 +165,7 @@ class Acknowledger(OneRowWrites):
             self._warn_write_failed(exc, rows=len(batch))
             for w in batch:
                 w.isolated = True  # written one by one from now on
-            if is_contention(exc):
+            if self.store.is_contention(exc):
                 self.claims.contended(now, claim_failed=False)
             return self._claim_alone(queues, claim_limit, now) if claim_limit > 0 else None
         self._on_progress()
@@ -187,7 +188,7 @@ class Acknowledger(OneRowWrites):
 
     def _claim_failed(self, exc, now):
         """A claim that met contention is skipped and backs off (None); other errors propagate."""
-        if not is_contention(exc):
+        if not self.store.is_contention(exc):
             raise exc
         pause = self.claims.contended(now, claim_failed=True)
         self.ratelog.log(logging.WARNING, "Claim skipped: another transaction holds what it must lock "
@@ -265,7 +266,7 @@ class Acknowledger(OneRowWrites):
         self.on_settled(w.job)
 
     def _warn_write_failed(self, exc, rows, job=None):
-        what = "Deadlock while writing" if is_deadlock(exc) else "Could not write"
+        what = "Deadlock while writing" if self.store.is_deadlock(exc) else "Could not write"
         self.ratelog.log(logging.WARNING, "%s %d job outcome(s) (%s); writing them one by one, later.",
                          what, rows, describe_database_error(exc), action="write_failed",
                          **self._log, **({"job_id": str(job.id)} if job else {}))

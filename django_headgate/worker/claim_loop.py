@@ -19,8 +19,8 @@ import time
 
 from django.db import DatabaseError, connections
 
+from ..store.errors import describe_database_error
 from .backoff import reconnect_delay_seconds
-from .dberrors import describe_database_error, is_contention
 
 logger = logging.getLogger("django_headgate.worker.worker")
 
@@ -172,7 +172,7 @@ class ClaimLoop:
         """Log (rate-limited, no error text); drop the connection unless the statement only gave
         up waiting for another transaction; return the pause before the next try (jittered
         backoff, short enough for the watchdog to see iterations)."""
-        if is_contention(exc):
+        if self._store.is_contention(exc):
             self._ratelog.log(logging.WARNING, "A worker statement gave up waiting for another "
                               "transaction (%s); retrying.", describe_database_error(exc),
                               action="db_contended", **self._log)

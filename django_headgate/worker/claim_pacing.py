@@ -1,7 +1,7 @@
 """When the claim loop claims, and whether the claim shares its statement with the
 acknowledgements (DESIGN §8a).
 
-A claim that runs out of its lock or time budget (``dberrors.is_contention``: on MariaDB a
+A claim that runs out of its lock or time budget (the store's ``is_contention``: on MariaDB a
 foreign ``SELECT ... FOR UPDATE`` in REPEATABLE READ holds the range of the claim index its
 ``UPDATE`` must write into) is not a lost database: the loop skips the claim and tries again
 after a jittered pause that doubles from ``FIRST_PAUSE_SECONDS`` to ``MAX_PAUSE_SECONDS``, while

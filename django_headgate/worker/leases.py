@@ -14,7 +14,7 @@ from collections import deque
 
 from django.db import DatabaseError
 
-from .dberrors import describe_database_error, is_connection_error
+from ..store.errors import describe_database_error
 from .threads import ClaimBuffer
 
 logger = logging.getLogger(__name__)
@@ -110,7 +110,7 @@ class HeldLeases:
             released = self._store.release_jobs(self._worker_id, leases)
         except DatabaseError as exc:
             self._lapsed.extend(leases)  # tried again next round
-            if is_connection_error(exc):
+            if self._store.is_connection_error(exc):
                 raise
             self._ratelog.log(logging.WARNING, "Could not release jobs dropped unstarted (%s); retrying.",
                               describe_database_error(exc), action="release_failed", **self._log)

@@ -8,7 +8,7 @@ a failure gives the error's type, never its message (it may quote arguments) nor
 A loop that retries every few milliseconds during an outage must not flood the log: the first
 occurrence of an event is logged at once, repeats within ``every_seconds`` are counted and the
 count is reported (``suppressed``) with the next line that is let through. Never pass a database
-error's text or a payload: callers log ``dberrors.describe_database_error()`` only.
+error's text or a payload: callers log ``store.errors.describe_database_error()`` only.
 """
 
 import logging

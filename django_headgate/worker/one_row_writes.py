@@ -14,9 +14,9 @@ from django.db import DatabaseError
 from ..exceptions import StaleLease
 from ..registry.retry_rules import Backoff
 from ..store.entries import dump_entry, error_entry
+from ..store.errors import describe_database_error
 from ..store.records import Completion
 from .backoff import JITTER_FRACTION, retry_delay_seconds
-from .dberrors import describe_database_error, is_connection_error, is_contention, is_permanent_error
 from .executor import Outcome
 from .logs import log_job_control, log_job_failed, log_job_snoozed
 from .storable import storable_value
@@ -50,11 +50,11 @@ class OneRowWrites:
                     self._fail(w, now)
             except DatabaseError as exc:
                 self._on_progress()
-                if is_connection_error(exc):
+                if self.store.is_connection_error(exc):
                     w.uncertain = True
                     self._row_failed(w, exc, now)
                     raise
-                if is_contention(exc):
+                if self.store.is_contention(exc):
                     self._skipped(w, now, exc)
                     return  # the others would wait as long: next round
                 self._row_failed(w, exc, now)
@@ -129,7 +129,7 @@ class OneRowWrites:
     def _row_failed(self, w, exc, now):
         w.tries += 1
         self._warn_write_failed(exc, rows=1, job=w.job)
-        if not (is_permanent_error(exc) or w.tries >= MAX_ROW_TRIES):
+        if not (self.store.is_permanent_error(exc) or w.tries >= MAX_ROW_TRIES):
             w.next_try_at = now + retry_delay_seconds(w.tries, 0.5, self.lease_seconds / 3)
             return
         job = w.job

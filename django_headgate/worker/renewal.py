@@ -30,9 +30,9 @@ import time
 
 from django.db import DatabaseError, connections
 
+from ..store.errors import describe_database_error
 from .backoff import reconnect_delay_seconds
 from .budget import TimeBudget
-from .dberrors import describe_database_error
 from .logs import RateLimitedLog
 
 logger = logging.getLogger("django_headgate.worker.keeper")

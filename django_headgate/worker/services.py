@@ -12,9 +12,9 @@ from django.db import DatabaseError, connections
 
 from ..exceptions import WorkerStartFailed
 from ..policies import register_configured_classes
+from ..store.errors import describe_database_error
 from .backoff import reconnect_delay_seconds
 from .budget import session_name
-from .dberrors import describe_database_error
 
 logger = logging.getLogger(__name__)
 

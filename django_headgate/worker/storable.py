@@ -7,7 +7,7 @@ same rule applies on PostgreSQL (jsonb and text reject both), MariaDB/MySQL (utf
 encode a surrogate) and SQLite, so a job's stored value does not depend on the vendor.
 
 Everything else is stored as given. Database error texts are never stored or logged by the
-worker (``dberrors.describe_database_error`` keeps the class and the vendor's code only).
+worker (``store.errors.describe_database_error`` keeps the class and the vendor's code only).
 """
 
 import json

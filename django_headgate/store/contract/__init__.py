@@ -1,4 +1,4 @@
-"""The sections of the store contract (jobs, heartbeats, sweep and archive), assembled by
+"""The sections of the store contract (jobs, heartbeats, sweep and archive, worker, errors), assembled by
 :class:`~django_headgate.store.base.BaseStore`.
 
 Two markers declare what a vendor must supply:

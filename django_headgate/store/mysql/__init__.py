@@ -12,6 +12,7 @@ from datetime import timezone
 
 from ..base import BaseStore
 from . import heartbeats, jobs, sweep, worker
+from .errors import MySQLErrors
 from .heartbeats import MySQLHeartbeats
 from .jobs import MySQLJobs
 from .sweep import MySQLSweep
@@ -21,12 +22,9 @@ MICROSECONDS = 1_000_000
 # Half MariaDB's default max_allowed_packet (16 MiB): a statement over it fails with error 1153
 # or drops the connection (2006), so enqueue_many bounds its batches by bytes as well as rows.
 MAX_INSERT_BYTES = 8 * 1024 * 1024
-#: ER_STATEMENT_TIMEOUT (MariaDB max_statement_time), ER_QUERY_TIMEOUT (MySQL
-#: max_execution_time), ER_LOCK_WAIT_TIMEOUT (lock_wait_timeout, innodb_lock_wait_timeout).
-BUDGET_EXCEEDED = (1969, 3024, 1205)
 
 
-class MySQLStore(MySQLJobs, MySQLHeartbeats, MySQLSweep, MySQLWorker, BaseStore):
+class MySQLStore(MySQLJobs, MySQLHeartbeats, MySQLSweep, MySQLWorker, MySQLErrors, BaseStore):
     vendor = "mysql"
     statements = (jobs, heartbeats, sweep, worker)
     max_insert_bytes = MAX_INSERT_BYTES
@@ -52,9 +50,6 @@ class MySQLStore(MySQLJobs, MySQLHeartbeats, MySQLSweep, MySQLWorker, BaseStore)
         with self.cursor() as cursor:
             cursor.execute(SQL_SET_STATEMENT_BUDGET_MARIADB if self.connection.mysql_is_mariadb
                            else SQL_SET_STATEMENT_BUDGET_MYSQL, previous)
-
-    def is_budget_exceeded(self, exc):
-        return bool(exc.args) and exc.args[0] in BUDGET_EXCEEDED
 
 
 # -- statement budget (session values, read before a budget is set and restored after it) --

@@ -18,6 +18,7 @@ DDL commits any open transaction, so these run only outside one (else a clear er
 from ..archive_layout import ARCHIVE_TABLE
 from ...exceptions import ArchiveHorizonRefused
 from ..archive_horizon import EXACT_COUNT_LIMIT, ArchiveHorizonOps, RowCount
+from .errors import ER_LOCK_WAIT_TIMEOUT, PRIVILEGE_ERRORS
 
 # The archive's partitions with their upper bounds, in range order.
 SQL_CATALOG = """
@@ -64,8 +65,6 @@ UNION SELECT PRIVILEGE_TYPE FROM information_schema.TABLE_PRIVILEGES
 #: ALTER TABLE needs ALTER, CREATE and INSERT on the table; DROP PARTITION needs DROP, and the
 #: LOCK TABLES ... WRITE it runs under needs LOCK TABLES (on the database).
 REQUIRED_PRIVILEGES = ("ALTER", "CREATE", "INSERT", "DROP", "LOCK TABLES")
-ER_LOCK_WAIT_TIMEOUT = 1205
-PRIVILEGE_ERRORS = frozenset({1044, 1142, 1227})
 
 
 class MySQLArchiveHorizon(ArchiveHorizonOps):

@@ -26,10 +26,6 @@ APPEND_ERROR = (
     "JSON_ARRAY_APPEND(errors, '$', JSON_EXTRACT(JSON_SET({error}, '$.at', "
     f"DATE_FORMAT({NOW}, '%%Y-%%m-%%dT%%H:%%i:%%s.%%fZ')), '$'))"
 )
-# ER_DUP_ENTRY: a duplicate primary or unique key.
-ER_DUP_ENTRY = 1062
-# ER_LOCK_DEADLOCK: InnoDB broke a deadlock by rolling this transaction back.
-ER_LOCK_DEADLOCK = 1213
 
 # Store clock.
 SQL_NOW = f"SELECT {NOW}"
@@ -79,12 +75,6 @@ SQL_RESCUE_RELEASE = rescue_release_statement(NOW, EXPIRES_NOW, APPEND_ERROR)
 
 
 class MySQLJobs:
-    def is_unique_violation(self, exc):
-        return bool(exc.args) and exc.args[0] == ER_DUP_ENTRY
-
-    def is_deadlock(self, exc):
-        return bool(exc.args) and exc.args[0] == ER_LOCK_DEADLOCK
-
     def insert_job(self, job):
         try:
             with self.atomic(), self.cursor() as cursor:

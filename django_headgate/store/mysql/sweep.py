@@ -9,6 +9,7 @@ from django.db import OperationalError
 from ...exceptions import ArchivePruneRefused
 from ..archive_layout import prepared_layout
 from ..fragments import SQL_SWEEP_DELETE, SWEEP_ARCHIVE, SWEEP_SELECT  # noqa: F401
+from .errors import ER_LOCK_WAIT_TIMEOUT
 from .jobs import NOW
 
 # The store clock in integer milliseconds, from UTC_TIMESTAMP(6) by arithmetic alone (no session
@@ -47,8 +48,6 @@ SQL_ARCHIVE_ESTIMATES = """
 SELECT PARTITION_NAME, TABLE_ROWS FROM information_schema.PARTITIONS
 WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'headgate_job_archive'
 """
-# ER_LOCK_WAIT_TIMEOUT: LOCK TABLES ran into lock_wait_timeout.
-ER_LOCK_WAIT_TIMEOUT = 1205
 
 
 class MySQLSweep:

@@ -6,6 +6,7 @@ methods that run them."""
 
 from ..base import BaseStore
 from . import heartbeats, jobs, sweep, worker
+from .errors import PostgreSQLErrors
 from .heartbeats import PostgreSQLHeartbeats
 from .hot import PostgreSQLHotStatements
 from .jobs import PostgreSQLJobs
@@ -14,7 +15,7 @@ from .worker import PostgreSQLWorker
 
 
 class PostgreSQLStore(PostgreSQLJobs, PostgreSQLHeartbeats, PostgreSQLSweep, PostgreSQLWorker,
-                      PostgreSQLHotStatements, BaseStore):
+                      PostgreSQLHotStatements, PostgreSQLErrors, BaseStore):
     vendor = "postgresql"
     statements = (jobs, heartbeats, sweep, worker)
     supports_listen_notify = True
@@ -36,12 +37,6 @@ class PostgreSQLStore(PostgreSQLJobs, PostgreSQLHeartbeats, PostgreSQLSweep, Pos
         with self.cursor() as cursor:
             cursor.execute(SQL_SET_STATEMENT_BUDGET, previous)
 
-    def is_budget_exceeded(self, exc):
-        return getattr(exc.__cause__, "sqlstate", None) in BUDGET_EXCEEDED
-
-
-#: query_canceled (statement_timeout) and lock_not_available (lock_timeout).
-BUDGET_EXCEEDED = ("57014", "55P03")
 
 
 def milliseconds(seconds):

@@ -24,6 +24,7 @@ import re
 from ..archive_layout import AFTER_TABLE_PATTERN, ARCHIVE_TABLE, after_edge, month_of_ms, month_partition
 from ..archive_horizon import EXACT_COUNT_LIMIT, ArchiveHorizonOps, RowCount
 from ..fragments import ARCHIVE_COLUMNS
+from .errors import INSUFFICIENT_PRIVILEGE, LOCK_NOT_AVAILABLE
 from .sweep import SQL_ARCHIVE_ESTIMATES
 
 GRANTABLE = frozenset({"SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER", "MAINTAIN"})
@@ -94,8 +95,6 @@ SELECT pg_has_role(current_user, c.relowner, 'USAGE'), has_schema_privilege(c.re
 FROM pg_class AS c WHERE c.oid = to_regclass(%s)
 """
 BOUND = re.compile(r"FOR VALUES FROM \((.+)\) TO \((.+)\)")
-LOCK_NOT_AVAILABLE = "55P03"
-INSUFFICIENT_PRIVILEGE = "42501"
 
 
 def _bound_ms(text):

@@ -132,12 +132,6 @@ WHERE headgate_job.id = rescued.id AND headgate_job.state = 'running'
 
 
 class PostgreSQLJobs:
-    def is_unique_violation(self, exc):
-        return getattr(exc.__cause__, "sqlstate", None) == "23505"  # unique_violation
-
-    def is_deadlock(self, exc):
-        return getattr(exc.__cause__, "sqlstate", None) == "40P01"  # deadlock_detected
-
     def insert_job(self, job):
         # The contract's insert, on the prepared path (hot.py).
         try:

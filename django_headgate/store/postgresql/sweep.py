@@ -9,6 +9,7 @@ from ...exceptions import ArchivePruneRefused
 from ..archive_layout import prepared_layout
 from ..fragments import ARCHIVE_COLUMNS, SWEEP_ELIGIBLE, TERMINAL_STATES_SQL
 from ..records import SweepBatch
+from .errors import LOCK_NOT_AVAILABLE
 
 # The store clock in integer milliseconds (now() is the transaction's start: one value per batch).
 NOW_MS = "floor(extract(epoch FROM now()) * 1000)::bigint"
@@ -63,8 +64,6 @@ SELECT c.relname,
 FROM pg_inherits AS i JOIN pg_class AS c ON c.oid = i.inhrelid
 WHERE i.inhparent = 'headgate_job_archive'::regclass
 """
-# lock_not_available: LOCK TABLE ran into lock_timeout.
-LOCK_NOT_AVAILABLE = "55P03"
 
 
 class PostgreSQLSweep:

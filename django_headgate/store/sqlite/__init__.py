@@ -14,6 +14,7 @@ from django.utils.dateparse import parse_datetime
 
 from ..base import BaseStore
 from . import heartbeats, jobs, sweep, worker
+from .errors import SQLiteErrors
 from .heartbeats import SQLiteHeartbeats
 from .jobs import SQLiteJobs
 from .sweep import SQLiteSweep
@@ -28,7 +29,7 @@ def seconds_modifier(seconds):
     return f"{float(seconds):+.6f} seconds"
 
 
-class SQLiteStore(SQLiteJobs, SQLiteHeartbeats, SQLiteSweep, SQLiteWorker, BaseStore):
+class SQLiteStore(SQLiteJobs, SQLiteHeartbeats, SQLiteSweep, SQLiteWorker, SQLiteErrors, BaseStore):
     vendor = "sqlite"
     statements = (jobs, heartbeats, sweep, worker)
     INSERT_BATCH_ROWS = INSERT_BATCH_ROWS

@@ -24,8 +24,6 @@ EXPIRES_NOW = (
 )
 # An errors entry ({error}: JSON) stamped with the store clock, appended to the JSON list.
 APPEND_ERROR = f"json_insert(errors, '$[#]', json_set({{error}}, '$.at', {NOW}))"
-# Duplicate keys by extended result code (sqlite3 names them), not by message text.
-UNIQUE_VIOLATIONS = ("SQLITE_CONSTRAINT_PRIMARYKEY", "SQLITE_CONSTRAINT_UNIQUE")
 
 # Store clock.
 SQL_NOW = f"SELECT {NOW}"
@@ -72,9 +70,6 @@ SQL_RESCUE_RELEASE = rescue_release_statement(NOW, EXPIRES_NOW, APPEND_ERROR)
 
 
 class SQLiteJobs:
-    def is_unique_violation(self, exc):
-        return getattr(exc.__cause__, "sqlite_errorname", None) in UNIQUE_VIOLATIONS
-
     def claim_jobs(self, worker_id, queues, limit, lease_seconds):
         if queues:
             sql = SQL_CLAIM.format(queue_filter=f"AND queue IN ({placeholders(len(queues))})")

@@ -8,6 +8,7 @@ from django.db import OperationalError
 from ...exceptions import ArchivePruneRefused
 from ..archive_layout import PARTITIONS, partition_for_ms
 from ..fragments import SQL_SWEEP_DELETE, SWEEP_ARCHIVE, SWEEP_SELECT  # noqa: F401
+from .errors import BUSY
 from .jobs import NOW
 
 # The store clock in integer milliseconds ('now' is fixed for the whole statement).
@@ -38,8 +39,6 @@ SQL_ARCHIVE_COUNTS = (
     "GROUP BY strftime('%%Y%%m', evicted_at_ms / 1000, 'unixepoch')"
 )
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-# Another writer holds the database (by result code: SQLITE_BUSY*, SQLITE_LOCKED*).
-BUSY = ("SQLITE_BUSY", "SQLITE_LOCKED")
 
 
 class SQLiteSweep:
