@@ -66,11 +66,6 @@ SWEEP_ELIGIBLE = f"state IN {TERMINAL_STATES_SQL} AND expires_at <= {{now}}"
 
 # Fenced progress write ({value}: the bound JSON, cast where the vendor needs it).
 SET_PROGRESS = "UPDATE headgate_job SET progress = {value} WHERE " + FENCED
-# Fenced acknowledgement of one job.
-COMPLETE = (
-    "UPDATE headgate_job SET state = 'succeeded', result = %s, finished_at = {now}, "
-    "expires_at = {expires_now}, " + RELEASE_LEASE + " WHERE " + FENCED
-)
 # Snooze (fenced, as an acknowledgement): available again at {run_at} (the store clock + a bound
 # delay), the attempt not counted, one more snooze, lease cleared; the next claim moves the fence.
 # {fenced}: FENCED, or FENCED_UNLOCKED.

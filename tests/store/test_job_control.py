@@ -54,7 +54,7 @@ def test_aborted_attempt_ends_cancelled_fenced(store):
     assert (row.state, row.lease_owner, row.lease_expires_at) == ("cancelled", None, None)
     assert row.finished_at is not None and row.expires_at is not None
     # The attempt's other writes are refused from now on.
-    assert store.complete_jobs([Completion(claimed.id, claimed.fence, "1")]) == set()
+    assert store.acknowledge_and_claim([Completion(claimed.id, claimed.fence, "1")], "w", None, 0, 30) == (set(), [])
     with pytest.raises(StaleLease):
         store.cancel_aborted_job(claimed.id, claimed.fence)
 

@@ -18,7 +18,7 @@ def test_cancel_available_job(store):
     assert cancelled.abort_requested_at is None
     # Nothing to claim: a cancelled job never runs.
     assert store.claim_jobs("w", None, 1, 30) == []
-    assert store.complete_jobs([Completion(waiting.id, 0, "1")]) == set()
+    assert store.acknowledge_and_claim([Completion(waiting.id, 0, "1")], "w", None, 0, 30) == (set(), [])
 
 
 def test_cancel_refuses_finished_and_missing_jobs(store):

@@ -38,7 +38,7 @@ def writes_from_outside_the_store():
 
 def finish_every_job(store):
     while claimed := store.claim_jobs("w1", None, 10, 30):
-        store.complete_jobs([Completion(job.id, job.fence, "3") for job in claimed])
+        store.acknowledge_and_claim([Completion(job.id, job.fence, "3") for job in claimed], "w1", None, 0, 30)
 
 
 @pytest.mark.django_db(transaction=True)

@@ -21,7 +21,8 @@ def claim(store):
 
 
 def succeed(store, claimed):
-    assert store.complete_jobs([Completion(claimed.id, claimed.fence, "3")]) == {claimed.id}
+    accepted, _ = store.acknowledge_and_claim([Completion(claimed.id, claimed.fence, "3")], "w1", None, 0, 30)
+    assert accepted == {claimed.id}
 
 
 def test_bad_mode_and_missing_key_are_refused_before_writing(store):

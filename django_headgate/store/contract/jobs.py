@@ -121,34 +121,6 @@ class JobsContract:
         claim order.
         """
 
-    @runs("SQL_RENEW")
-    def renew_leases(self, worker_id, leases, lease_seconds):
-        """Extend the leases ``[(job_id, fence), ...]`` still held; return the set of renewed ids.
-
-        Default: one fenced ``SQL_RENEW`` per lease, in one transaction."""
-        renewed = set()
-        with self.atomic(), self.cursor() as cursor:
-            for job_id, fence in leases:
-                cursor.execute(self.sql.SQL_RENEW, [self.duration_param(lease_seconds), self.db_uuid(job_id),
-                                                    fence, worker_id])
-                if cursor.rowcount:
-                    renewed.add(job_id)
-        return renewed
-
-    @runs("SQL_COMPLETE")
-    def complete_jobs(self, completions):
-        """Mark each Completion succeeded (fenced). Returns the set of accepted job ids; the
-        others were stale and changed nothing.
-
-        Default: one fenced ``SQL_COMPLETE`` per job, in one transaction."""
-        accepted = set()
-        with self.atomic(), self.cursor() as cursor:
-            for done in completions:
-                cursor.execute(self.sql.SQL_COMPLETE, [done.result_json, self.db_uuid(done.job_id), done.fence])
-                if cursor.rowcount:
-                    accepted.add(done.job_id)
-        return accepted
-
     @runs("SQL_FAIL", "SQL_GET_STATE")
     def fail_job(self, job_id, fence, error_json, retry_delay_seconds, give_up=False):
         """Record a failed attempt (fenced): back to available after ``retry_delay_seconds``, or

@@ -8,19 +8,18 @@ from . import runs, vendor_supplies
 
 
 class WorkerContract:
+    @vendor_supplies
     def acknowledge_and_claim(self, completions, worker_id, queues, limit, lease_seconds):
-        """Acknowledge ``completions`` (fenced, as :meth:`complete_jobs`) and claim up to
-        ``limit`` ready jobs (as :meth:`claim_jobs`) in as few round trips as the vendor allows,
-        committed together. Returns ``(accepted job ids, [ClaimedJob, ...])``.
+        """Mark each Completion ``succeeded`` with its result (fenced: only an attempt still
+        ``running`` at that fence; a second acknowledgement changes nothing) and claim up to
+        ``limit`` ready jobs (as :meth:`claim_jobs`; none when ``limit`` is 0) in as few round
+        trips as the vendor allows, committed together. Returns ``(accepted job ids,
+        [ClaimedJob, ...])``; the ids not accepted were stale (or locked) and changed nothing.
 
         Where the vendor has ``SKIP LOCKED`` an acknowledgement never waits for a row lock: a
         row someone else holds is left unchanged and not in the accepted set (the caller tells
-        it apart from a stale one with :meth:`read_fences`). Default: both in one transaction.
+        it apart from a stale one with :meth:`read_fences`).
         """
-        with self.atomic():
-            accepted = self.complete_jobs(completions) if completions else set()
-            claimed = self.claim_jobs(worker_id, queues, limit, lease_seconds) if limit > 0 else []
-        return accepted, claimed
 
     @vendor_supplies
     def renew_unlocked_leases(self, worker_id, leases, lease_seconds):

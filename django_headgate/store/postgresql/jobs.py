@@ -1,5 +1,6 @@
 """PostgreSQL store, jobs section: statements and methods for enqueue (COPY for batches, NOTIFY
-on commit), claim (CTE + SKIP LOCKED), batched fenced acknowledgements, failure and rescue."""
+on commit), claim (CTE + SKIP LOCKED), fenced writes, failure and rescue (the acknowledgement is
+in ``worker.py``, with the next claim)."""
 
 from datetime import timedelta
 
@@ -78,25 +79,6 @@ SQL_CLAIM_ANY_QUEUE = SQL_CLAIM.format(queue_filter="")
 # Claim from the queues of one array parameter.
 SQL_CLAIM_QUEUES = SQL_CLAIM.format(queue_filter="AND queue = ANY(%s)")
 
-# Renew the leases still held by this worker; unchanged rows were rescued or re-claimed.
-SQL_RENEW_HELD = f"""
-UPDATE headgate_job AS j
-SET lease_expires_at = {NOW_PLUS_SECONDS.format(seconds="%s")}
-FROM unnest(%s::uuid[], %s::bigint[]) AS held(id, fence)
-WHERE j.id = held.id AND j.fence = held.fence AND j.state = 'running' AND j.lease_owner = %s
-RETURNING j.id
-"""
-
-# Fenced batch acknowledgement: only rows still at the claimed fence and running change.
-SQL_COMPLETE_BATCH = f"""
-UPDATE headgate_job AS j
-SET state = 'succeeded', result = done.result::jsonb, finished_at = now(),
-    expires_at = {EXPIRES_NOW.format(job="j")}, lease_owner = NULL, lease_expires_at = NULL
-FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS done(id, fence, result)
-WHERE j.id = done.id AND j.fence = done.fence AND j.state = 'running'
-RETURNING j.id
-"""
-
 # When a failed attempt is the last: give_up, or attempts exhausted.
 DEAD_IF = f"(%(give_up)s OR {EXHAUSTED})"
 # Fenced failure: retry after a delay, or dead when attempts are exhausted (or give_up); a row
@@ -164,25 +146,6 @@ class PostgreSQLJobs:
         else:
             rows = self.hot_fetchall(SQL_CLAIM_ANY_QUEUE, [limit, worker_id, lease_seconds])
         return [ClaimedJob.from_row(row) for row in rows]
-
-    def renew_leases(self, worker_id, leases, lease_seconds):
-        if not leases:
-            return set()
-        ids, fences = zip(*leases)
-        with self.cursor() as cursor:
-            cursor.execute(SQL_RENEW_HELD, [lease_seconds, [str(i) for i in ids], list(fences), worker_id])
-            return {row[0] for row in cursor.fetchall()}
-
-    def complete_jobs(self, completions):
-        if not completions:
-            return set()
-        with self.cursor() as cursor:
-            cursor.execute(SQL_COMPLETE_BATCH, [
-                [str(c.job_id) for c in completions],
-                [c.fence for c in completions],
-                [c.result_json for c in completions],
-            ])
-            return {row[0] for row in cursor.fetchall()}
 
     def fail_job(self, job_id, fence, error_json, retry_delay_seconds, give_up=False):
         with self.cursor() as cursor:

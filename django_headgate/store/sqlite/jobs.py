@@ -2,7 +2,7 @@
 makes it atomic), fenced writes and rescue."""
 
 from ..fragments import (  # noqa: F401  (SQL_GET_STATE: a statement of this vendor)
-    CANCEL, CANCEL_ABORTED, CLAIM_ORDER, CLAIMED_COLUMNS, COMPLETE, FENCED, FENCED_LEASE,
+    CANCEL, CANCEL_ABORTED, CLAIM_ORDER, CLAIMED_COLUMNS, FENCED,
     INSERT_JOB_ROW, INSERT_JOBS_HEAD, READY, REQUEST_ABORT, RESCUE_SELECT, RETRY, SET_PROGRESS,
     SQL_GET_STATE, fail_statement,
     placeholders, rescue_release_statement,
@@ -54,9 +54,6 @@ WHERE id IN (
 )
 RETURNING {CLAIMED_COLUMNS}, priority, run_at
 """
-# Extend one lease (fenced, still leased to this worker).
-SQL_RENEW = f"UPDATE headgate_job SET lease_expires_at = {NOW_PLUS} WHERE {FENCED_LEASE}"
-SQL_COMPLETE = COMPLETE.format(now=NOW, expires_now=EXPIRES_NOW)
 # Fenced failure: retry after a delay, or dead when attempts are exhausted (or give_up).
 SQL_FAIL = fail_statement(NOW, EXPIRES_NOW, APPEND_ERROR, NOW_PLUS)
 SQL_SET_PROGRESS = SET_PROGRESS.format(value="%s")

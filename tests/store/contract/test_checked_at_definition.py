@@ -28,24 +28,25 @@ def test_every_vendor_supplies_the_whole_contract(store_class):
 
 
 def test_a_vendor_missing_a_statement_is_refused_when_defined():
-    with pytest.raises(TypeError, match="SQL_RENEW"):
-        type("Broken", (SQLiteStore,), {"vendor": "broken", "statements": (statements_without("SQL_RENEW"),)})
+    with pytest.raises(TypeError, match="SQL_READ_FENCES"):
+        type("Broken", (SQLiteStore,), {"vendor": "broken", "statements": (statements_without("SQL_READ_FENCES"),)})
 
 
-def test_a_vendor_missing_an_operation_is_refused_when_defined():
-    with pytest.raises(TypeError, match="claim_jobs"):
+@pytest.mark.parametrize("operation", ["claim_jobs", "acknowledge_and_claim", "is_contention"])
+def test_a_vendor_missing_an_operation_is_refused_when_defined(operation):
+    with pytest.raises(TypeError, match=operation):
         type("Broken", (BaseStore,), {"vendor": "broken", "statements": (jobs, heartbeats, sweep)})
 
 
 def test_a_vendor_overriding_a_default_need_not_define_its_statements():
-    class Renews(SQLiteStore):
+    class ReadsFences(SQLiteStore):
         vendor = "sqlite"
-        statements = (statements_without("SQL_RENEW"),)
+        statements = (statements_without("SQL_READ_FENCES"),)
 
-        def renew_leases(self, worker_id, leases, lease_seconds):
-            return set()
+        def read_fences(self, job_ids):
+            return {}
 
-    assert not hasattr(Renews.sql, "SQL_RENEW")
+    assert not hasattr(ReadsFences.sql, "SQL_READ_FENCES")
 
 
 @pytest.mark.django_db(transaction=True)

@@ -1,5 +1,5 @@
 """The store contract's jobs section (store/contract/jobs.py): claim, fenced writes, failure and
-rescue, and the writes of a unique key held until "finished" (enqueue and operator actions
+rescue (the acknowledgement and the renewal are the worker section's: test_worker.py), and the writes of a unique key held until "finished" (enqueue and operator actions
 through the API: test_enqueue.py, test_unique_until.py, test_operator_actions.py)."""
 
 import json
@@ -57,32 +57,6 @@ def test_claim_leases_the_row(store):
     assert timedelta(seconds=55) < row.lease_expires_at - row.started_at <= timedelta(seconds=61)
 
 
-def test_complete_is_fenced(store):
-    job = JobFactory()
-    (claimed,) = claim(store)
-    accepted = store.complete_jobs([
-        Completion(claimed.id, claimed.fence + 1, '"forged"'),
-    ])
-    assert accepted == set()
-    assert Job.objects.get(pk=job.id).state == "running"
-    assert store.complete_jobs([Completion(claimed.id, claimed.fence, '{"ok": 1}')]) == {claimed.id}
-    row = Job.objects.get(pk=job.id)
-    assert (row.state, row.result, row.lease_owner) == ("succeeded", {"ok": 1}, None)
-    assert row.finished_at is not None
-    assert timedelta(days=29, hours=23) < row.expires_at - row.finished_at <= timedelta(days=30, seconds=1)
-    # A second acknowledgement of the same attempt changes nothing.
-    assert store.complete_jobs([Completion(claimed.id, claimed.fence, '"again"')]) == set()
-    assert Job.objects.get(pk=job.id).result == {"ok": 1}
-
-
-def test_forever_class_never_expires(store):
-    job = JobFactory(retention_class="forever")
-    (claimed,) = claim(store)
-    store.complete_jobs([Completion(claimed.id, claimed.fence, None)])
-    row = Job.objects.get(pk=job.id)
-    assert row.state == "succeeded" and row.expires_at is None and row.result is None
-
-
 def test_worker_writes_after_reclaim_are_rejected(store):
     job = JobFactory(max_attempts=5)
     (first,) = claim(store, worker="old", lease=30)
@@ -97,24 +71,12 @@ def test_worker_writes_after_reclaim_are_rejected(store):
     ):
         with pytest.raises(StaleLease):
             write()
-    assert store.renew_leases("old", [(first.id, first.fence)], 30) == set()
-    assert store.complete_jobs([Completion(first.id, first.fence, '"old"')]) == set()
-    assert store.complete_jobs([Completion(second.id, second.fence, '"new"')]) == {second.id}
+    assert store.renew_unlocked_leases("old", [(first.id, first.fence)], 30) == {}
+    assert store.acknowledge_and_claim([Completion(first.id, first.fence, '"old"')], "old", None, 0, 30) == (set(), [])
+    accepted, _ = store.acknowledge_and_claim([Completion(second.id, second.fence, '"new"')], "new", None, 0, 30)
+    assert accepted == {second.id}
     row = Job.objects.get(pk=job.id)
     assert (row.result, row.progress, row.output) == ("new", None, None)
-
-
-def test_renew_extends_only_held_leases(store):
-    mine, other = JobFactory(), JobFactory()
-    claimed = {c.id: c for c in claim(store, limit=1, worker="me")}
-    (theirs,) = claim(store, limit=1, worker="them")
-    Job.objects.filter(pk=theirs.id).update(lease_expires_at=store.now())
-    (held,) = claimed.values()
-    before = Job.objects.get(pk=held.id).lease_expires_at
-    renewed = store.renew_leases("me", [(held.id, held.fence), (theirs.id, theirs.fence)], 120)
-    assert renewed == {held.id}
-    assert Job.objects.get(pk=held.id).lease_expires_at > before + timedelta(seconds=60)
-    assert {mine.id, other.id} == {held.id, theirs.id}
 
 
 def test_progress_and_output(store):

@@ -33,6 +33,36 @@ def test_acknowledge_and_claim_does_both_fenced(store):
     assert Job.objects.get(pk=b.id).state == "running"
 
 
+def acknowledge(store, *completions):
+    """The accepted ids of an acknowledgement that claims nothing."""
+    accepted, claimed = store.acknowledge_and_claim(list(completions), "w", None, 0, 30)
+    assert claimed == []
+    return accepted
+
+
+def test_acknowledgement_is_fenced_and_sets_the_result_and_expiry(store):
+    job = JobFactory()
+    (claimed,) = store.claim_jobs("w", None, 1, 30)
+    assert acknowledge(store, Completion(claimed.id, claimed.fence + 1, '"forged"')) == set()
+    assert Job.objects.get(pk=job.id).state == "running"
+    assert acknowledge(store, Completion(claimed.id, claimed.fence, '{"ok": 1}')) == {claimed.id}
+    row = Job.objects.get(pk=job.id)
+    assert (row.state, row.result, row.lease_owner) == ("succeeded", {"ok": 1}, None)
+    assert row.finished_at is not None
+    assert timedelta(days=29, hours=23) < row.expires_at - row.finished_at <= timedelta(days=30, seconds=1)
+    # A second acknowledgement of the same attempt changes nothing.
+    assert acknowledge(store, Completion(claimed.id, claimed.fence, '"again"')) == set()
+    assert Job.objects.get(pk=job.id).result == {"ok": 1}
+
+
+def test_forever_class_never_expires(store):
+    job = JobFactory(retention_class="forever")
+    (claimed,) = store.claim_jobs("w", None, 1, 30)
+    assert acknowledge(store, Completion(claimed.id, claimed.fence, None)) == {claimed.id}
+    row = Job.objects.get(pk=job.id)
+    assert row.state == "succeeded" and row.expires_at is None and row.result is None
+
+
 def test_results_of_the_largest_allowed_size_are_acknowledged_together(store):
     """Four results of MAX_RESULT_BYTES's upper bound (4 MiB of JSON), all quotes, which driver
     escaping doubles: one statement would exceed MariaDB's max_allowed_packet (16 MiB), so the
@@ -77,8 +107,11 @@ def test_read_fences_and_release(store):
 def test_renewal_is_fenced_and_owned(store):
     JobFactory(), JobFactory()
     mine, theirs = store.claim_jobs("me", None, 1, 30)[0], store.claim_jobs("them", None, 1, 30)[0]
+    before = Job.objects.get(pk=mine.id).lease_expires_at
+    assert store.renew_unlocked_leases("me", [(mine.id, mine.fence + 1)], 120) == {}
     renewed = store.renew_unlocked_leases("me", [(mine.id, mine.fence), (theirs.id, theirs.fence)], 120)
     assert renewed == {mine.id: False}
+    assert Job.objects.get(pk=mine.id).lease_expires_at > before + timedelta(seconds=60)
 
 
 @pytest.mark.django_db(transaction=True)

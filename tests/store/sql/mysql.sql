@@ -25,10 +25,6 @@ SELECT id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, ti
 -- Claim step 2: lease the locked rows (same transaction).
 UPDATE headgate_job SET state = 'running', attempts = attempts + 1, fence = fence + 1, lease_owner = %s, lease_expires_at = UTC_TIMESTAMP(6) + INTERVAL %s MICROSECOND, started_at = UTC_TIMESTAMP(6) WHERE id IN (%s, %s, %s)
 
--- name: mysql.jobs.SQL_COMPLETE --
--- Fenced acknowledgement of one job.
-UPDATE headgate_job SET state = 'succeeded', result = %s, finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
-
 -- name: mysql.jobs.SQL_FAIL --
 -- Fenced failure: retry after a delay, or dead when attempts are exhausted (or give_up).
 UPDATE headgate_job SET errors = JSON_ARRAY_APPEND(errors, '$', JSON_EXTRACT(JSON_SET(%s, '$.at', DATE_FORMAT(UTC_TIMESTAMP(6), '%%Y-%%m-%%dT%%H:%%i:%%s.%%fZ')), '$')), run_at = CASE WHEN (%s OR attempts >= max_attempts) THEN run_at ELSE UTC_TIMESTAMP(6) + INTERVAL %s MICROSECOND END, finished_at = CASE WHEN (%s OR attempts >= max_attempts) THEN UTC_TIMESTAMP(6) END, expires_at = CASE WHEN (%s OR attempts >= max_attempts) THEN UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND END, state = CASE WHEN (%s OR attempts >= max_attempts) THEN 'dead' ELSE 'available' END, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
@@ -69,10 +65,6 @@ SELECT UTC_TIMESTAMP(6)
 -- Release the key of a terminal job enqueued until "finished", if it still holds that key
 -- (primary key; the other conditions make a concurrent release a no-op).
 UPDATE headgate_job SET unique_key = NULL WHERE id = %s AND unique_key = %s AND state IN ('succeeded', 'dead', 'cancelled') AND unique_until = 'finished'
-
--- name: mysql.jobs.SQL_RENEW --
--- Extend one lease (fenced, still leased to this worker).
-UPDATE headgate_job SET lease_expires_at = UTC_TIMESTAMP(6) + INTERVAL %s MICROSECOND WHERE id = %s AND fence = %s AND state = 'running' AND lease_owner = %s
 
 -- name: mysql.jobs.SQL_REQUEST_ABORT --
 -- Operator cancel of a running job: request its abort (the first request's time is kept); the

@@ -70,15 +70,6 @@ WITH picked AS (
 )
 SELECT claimed.* FROM claimed JOIN picked USING (id) ORDER BY priority DESC, run_at
 
--- name: postgresql.jobs.SQL_COMPLETE_BATCH --
--- Fenced batch acknowledgement: only rows still at the claimed fence and running change.
-UPDATE headgate_job AS j
-SET state = 'succeeded', result = done.result::jsonb, finished_at = now(),
-    expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = j.retention_class), lease_owner = NULL, lease_expires_at = NULL
-FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS done(id, fence, result)
-WHERE j.id = done.id AND j.fence = done.fence AND j.state = 'running'
-RETURNING j.id
-
 -- name: postgresql.jobs.SQL_COPY_JOBS --
 -- Bulk insert (enqueue_many) by COPY, the fastest path into PostgreSQL. COPY cannot evaluate
 -- now(), so the batch first reads the transaction's now() (SQL_NOW: the very value an INSERT's
@@ -120,14 +111,6 @@ SELECT now()
 -- Release the key of a terminal job enqueued until "finished", if it still holds that key
 -- (primary key; the other conditions make a concurrent release a no-op).
 UPDATE headgate_job SET unique_key = NULL WHERE id = %s AND unique_key = %s AND state IN ('succeeded', 'dead', 'cancelled') AND unique_until = 'finished'
-
--- name: postgresql.jobs.SQL_RENEW_HELD --
--- Renew the leases still held by this worker; unchanged rows were rescued or re-claimed.
-UPDATE headgate_job AS j
-SET lease_expires_at = now() + make_interval(secs => %s)
-FROM unnest(%s::uuid[], %s::bigint[]) AS held(id, fence)
-WHERE j.id = held.id AND j.fence = held.fence AND j.state = 'running' AND j.lease_owner = %s
-RETURNING j.id
 
 -- name: postgresql.jobs.SQL_REQUEST_ABORT --
 -- Operator cancel of a running job: request its abort (the first request's time is kept); the

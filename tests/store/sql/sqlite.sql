@@ -31,10 +31,6 @@ WHERE id IN (
 )
 RETURNING id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at, priority, run_at
 
--- name: sqlite.jobs.SQL_COMPLETE --
--- Fenced acknowledgement of one job.
-UPDATE headgate_job SET state = 'succeeded', result = %s, finished_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'), expires_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', (SELECT '+' || (rc.duration / 1000000.0) || ' seconds' FROM headgate_retention_class rc WHERE rc."key" = headgate_job.retention_class)), lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
-
 -- name: sqlite.jobs.SQL_FAIL --
 -- Fenced failure: retry after a delay, or dead when attempts are exhausted (or give_up).
 UPDATE headgate_job SET errors = json_insert(errors, '$[#]', json_set(%s, '$.at', strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'))), run_at = CASE WHEN (%s OR attempts >= max_attempts) THEN run_at ELSE strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', %s) END, finished_at = CASE WHEN (%s OR attempts >= max_attempts) THEN strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now') END, expires_at = CASE WHEN (%s OR attempts >= max_attempts) THEN strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', (SELECT '+' || (rc.duration / 1000000.0) || ' seconds' FROM headgate_retention_class rc WHERE rc."key" = headgate_job.retention_class)) END, state = CASE WHEN (%s OR attempts >= max_attempts) THEN 'dead' ELSE 'available' END, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
@@ -67,10 +63,6 @@ SELECT strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now')
 -- Release the key of a terminal job enqueued until "finished", if it still holds that key
 -- (primary key; the other conditions make a concurrent release a no-op).
 UPDATE headgate_job SET unique_key = NULL WHERE id = %s AND unique_key = %s AND state IN ('succeeded', 'dead', 'cancelled') AND unique_until = 'finished'
-
--- name: sqlite.jobs.SQL_RENEW --
--- Extend one lease (fenced, still leased to this worker).
-UPDATE headgate_job SET lease_expires_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', %s) WHERE id = %s AND fence = %s AND state = 'running' AND lease_owner = %s
 
 -- name: sqlite.jobs.SQL_REQUEST_ABORT --
 -- Operator cancel of a running job: request its abort (the first request's time is kept); the
