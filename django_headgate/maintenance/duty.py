@@ -31,7 +31,7 @@ from django.db import DatabaseError, connections
 
 from .. import metrics
 from ..signals import call_receivers, duty_finished, receiver_name
-from ..worker.error_entries import scrub_database_text
+from ..store.entries import scrub_database_text
 from .outcomes import CANCELLED, FAILED, ZERO_OR_CONTENDED, DutyOutcome, PassTally, record_outcome
 
 logger = logging.getLogger(__name__)

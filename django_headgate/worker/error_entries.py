@@ -1,10 +1,5 @@
-"""The ``errors`` entry of a failed attempt: its text cut to the stored length, then scrubbed.
-
-Database error texts quote row values: PostgreSQL's DETAIL/CONTEXT/HINT/WHERE lines ("Key
-(email)=(a@b.c) already exists"), its ``LINE n:`` echo of the statement (client-side binding puts
-the values in it) with the caret under it, and MariaDB's "Duplicate entry '<value>' for key ..."
-and "Incorrect <type> value: '<value>' for column ...". They are removed before an entry is
-stored (DESIGN §10).
+"""The ``errors`` entry of a failed attempt: its text cut to the stored length, then scrubbed of
+the row values database errors quote (``store.entries.scrub_database_text``, DESIGN §10).
 
 A task's exception can carry any amount of text (a 4 MiB message, a traceback of many frames),
 and the worker's threads share one interpreter lock: the time spent here must not depend on it.
@@ -14,57 +9,12 @@ what it is given (one pass over the lines; per line one anchored match, one sear
 bounded pattern and two ``rfind``). A value whose end was cut off is removed up to the cut.
 """
 
-import re
 import traceback
 
-from ..store.entries import MESSAGE_MAX_CHARS, TRACEBACK_MAX_CHARS, class_entry
+from ..store.entries import MESSAGE_MAX_CHARS, TRACEBACK_MAX_CHARS, class_entry, scrub_database_text
 
-SCRUBBED = "[database detail removed]"
-VALUE_REMOVED = "[value removed]"
 #: What ends a piece of traceback cut at its limit (the piece's own end, a newline, is cut off).
 CUT_MARK = "…\n"
-
-# Matched at a line's start: a PostgreSQL detail line (the whole line is removed) ...
-_DETAIL_LINE = re.compile(r"[ \t]*(?:DETAIL|CONTEXT|HINT|WHERE|LINE \d+): ")
-# ... and the caret line under a "LINE n:" echo (removed with it).
-_CARET_LINE = re.compile(r"[ \t]*\^[ \t]*")
-# MariaDB does not escape quotes inside the value: it runs from the opening quote to the last
-# "' for key" / "' for column" of the line. The type name is short ("%-.32s" in MariaDB's
-# message), so the pattern is bounded and a search never backtracks far.
-_VALUE_OPENING = re.compile(r"(?:Duplicate entry |Incorrect [\w ]{1,40} value: )'")
-_VALUE_ENDINGS = ("' for key ", "' for column ")
-
-
-def scrub_database_text(text, is_cut=False):
-    """``text`` without the lines and quoted values by which database errors repeat row data.
-
-    ``is_cut``: the text was cut after its last character, so a quoted value still open on the
-    last line is removed up to the end. Linear in ``len(text)``."""
-    lines = text.split("\n")
-    scrubbed = []
-    after_detail = False
-    last = len(lines) - 1
-    for number, line in enumerate(lines):
-        if after_detail and _CARET_LINE.fullmatch(line):
-            after_detail = False
-            continue  # removed with the detail line above it
-        after_detail = _DETAIL_LINE.match(line) is not None
-        if after_detail:
-            scrubbed.append(SCRUBBED)
-        else:
-            scrubbed.append(_without_quoted_value(line, runs_to_end=is_cut and number == last))
-    return "\n".join(scrubbed)
-
-
-def _without_quoted_value(line, runs_to_end):
-    opening = _VALUE_OPENING.search(line)
-    if opening is None:
-        return line
-    start = opening.end()
-    end = max(line.rfind(ending, start) for ending in _VALUE_ENDINGS)
-    if end >= 0:
-        return f"{line[:start]}{VALUE_REMOVED}{line[end:]}"
-    return f"{line[:start]}{VALUE_REMOVED}" if runs_to_end else line
 
 
 def scrubbed_head(text, limit):

@@ -5,7 +5,7 @@ import pytest
 import django_headgate as headgate
 from django_headgate.models import Job
 from django_headgate.worker import Worker
-from django_headgate.worker.error_entries import SCRUBBED, scrub_database_text
+from django_headgate.store.entries import SCRUBBED, scrub_database_text
 
 SECRET = "secret-user-4111"
 
