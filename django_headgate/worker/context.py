@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 from ..conf import MAX_RESULT_BYTES_DEFAULT
 from ..exceptions import ResultTooLarge
+from ..values.payload import dump_json
 from .storable import storable_json, storable_text, storable_value
 
 _local = threading.local()
@@ -38,8 +39,6 @@ class JobContext:
         """Replace the job's progress with any JSON-serialisable value (made storable: NUL and
         surrogates become U+FFFD). Raises ResultTooLarge, and changes nothing, when it encodes to
         more than HEADGATE["MAX_RESULT_BYTES"]."""
-        from ..values.payload import dump_json
-
         progress_json = dump_json(storable_value(progress), "progress")
         if len(progress_json) > self._max_result_bytes:
             raise result_too_large("progress", len(progress_json), self._max_result_bytes)

@@ -15,7 +15,7 @@ import logging
 import threading
 import time
 
-from ..values.text import loggable  # noqa: F401  (the one escaping function; imported from here too)
+from ..values.text import loggable
 
 jobs_logger = logging.getLogger("django_headgate.worker.jobs")
 

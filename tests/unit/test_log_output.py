@@ -15,7 +15,7 @@ from django_headgate.conf import validate_settings
 from django_headgate.management.console import ERASE_LINE, CommandLogging, ConsoleHandler, ProgressLine
 from django_headgate.jsonlog import JsonFormatter
 from django_headgate.maintenance.duty import describe_failure, outcome_note
-from django_headgate.worker.logs import loggable
+from django_headgate.values.text import loggable
 from tests.acceptance.helpers import render_terminal
 
 HEADGATE = logging.getLogger("django_headgate")
