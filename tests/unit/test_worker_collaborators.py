@@ -6,6 +6,7 @@ mixed into, and every attribute a class reads through ``self`` is one it sets or
 import ast
 import importlib
 import inspect
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,3 +77,11 @@ def test_the_check_finds_a_mixin(tmp_path):
     exec(compile(source, "hooks.py", "exec"), namespace)
     assert self_attributes(node)[0] - defined_names(namespace["Hooks"], node) == {"_held"}
     assert inspect.isclass(namespace["Hooks"])
+
+
+def test_the_architecture_page_names_every_module_of_the_worker():
+    """docs/architecture.md's worker table has one line for each module of worker/."""
+    section = (ROOT / "docs" / "architecture.md").read_text().split("\n## The worker process\n", 1)[1]
+    table = [row for row in section.split("\n## ", 1)[0].splitlines() if row.startswith("| `")]
+    named = {name for row in table for name in re.findall(r"`(\w+\.py)`", row.split("|")[1])}
+    assert named == {path.name for path in WORKER.glob("*.py") if path.name != "__init__.py"}
