@@ -6,7 +6,10 @@ Every statement the claim loop and the lease keeper run is bounded by the store'
 timeout). It is set per session on the loop's and the keeper's connections (each statement runs
 in autocommit, so there is no transaction for ``SET LOCAL`` to scope), set again after every
 reconnect, and undone when the worker stops, with the store's plan settings for the worker
-(``set_worker_plan``). Job threads' connections are the tasks' own: never touched.
+(``set_worker_plan``) and, given ``idle_transaction_seconds`` (the lease), the bound on a
+transaction left idle (``bound_idle_transactions``): a worker frozen in the middle of one of
+its transactions gives its row locks back within a lease, so the rescue and the other workers
+are not kept from those rows. Job threads' connections are the tasks' own: never touched.
 """
 
 from contextlib import ExitStack
@@ -24,8 +27,9 @@ class TimeBudget:
     """Keeps the budget on the calling thread's connection of ``store``'s alias, and labels that
     connection ``session_name`` (unless the host named it)."""
 
-    def __init__(self, store, statement_seconds, lock_seconds, session_name=None):
+    def __init__(self, store, statement_seconds, lock_seconds, session_name=None, idle_transaction_seconds=None):
         self._store = store
+        self._idle_transaction_seconds = idle_transaction_seconds
         self._session_name = session_name
         self._statement_seconds = statement_seconds
         self._lock_seconds = lock_seconds
@@ -45,6 +49,8 @@ class TimeBudget:
                 self._budget.enter_context(
                     self._store.statement_budget(self._statement_seconds, lock_seconds=self._lock_seconds))
             self._store.set_worker_plan()
+            if self._idle_transaction_seconds is not None:
+                self._store.bound_idle_transactions(self._idle_transaction_seconds)
             if self._session_name:
                 self._store.name_session(self._session_name)
             self._raw = connection.connection
@@ -55,6 +61,8 @@ class TimeBudget:
         try:
             if self._raw is not None and connection.connection is self._raw:
                 self._store.reset_worker_plan()
+                if self._idle_transaction_seconds is not None:
+                    self._store.bound_idle_transactions(None)
             self._budget.close()
         except DatabaseError:
             pass

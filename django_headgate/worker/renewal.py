@@ -57,7 +57,8 @@ class LeaseAndHeartbeatRenewal(threading.Thread):
         self.allows_renewal = allows_renewal  # callable -> False once the watchdog fired
         self.tick_seconds = tick_seconds  # longest pause between iterations
         self.ratelog = ratelog or RateLimitedLog(logger)
-        self.budget = TimeBudget(store, *budget_seconds, session_name=session_name)
+        self.budget = TimeBudget(store, *budget_seconds, session_name=session_name,
+                                 idle_transaction_seconds=lease_seconds)
         self.control = control  # JobControl, or None (no abort checks, no deadlines)
         self.stopped = threading.Event()
         self.progress_at = time.monotonic()

@@ -79,7 +79,8 @@ class Worker:
         statement_seconds = min(conf.worker_statement_timeout, self.watchdog_seconds / 2)
         self._budget_seconds = (statement_seconds, min(conf.worker_lock_timeout, statement_seconds))
         self._budget = TimeBudget(self.store, *self._budget_seconds,
-                                  session_name=session_name("worker", self.worker_id))
+                                  session_name=session_name("worker", self.worker_id),
+                                  idle_transaction_seconds=self.lease_seconds)
         # The acknowledger is built last (it reads the control's and settles the leases' state);
         # the two lambdas reach it when they are called, never during construction.
         self.control = JobControl(abort_check_seconds=conf.worker_abort_check_interval, worker_id=self.worker_id,

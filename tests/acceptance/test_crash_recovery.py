@@ -27,6 +27,11 @@ def lease_expired(store, job_id):
     return row.lease_expires_at is not None and row.lease_expires_at < store.now()
 
 
+def rescued(run_manage, job_id):
+    assert run_manage("headgate_maintain", "--once").returncode == 0
+    return Job.objects.get(pk=job_id).state == "available"
+
+
 def test_sigkilled_worker_job_finishes_on_attempt_two(spawn, run_manage, store):
     marker = tempfile.NamedTemporaryFile(delete=False).name
     job = headgate.enqueue("tests.testapp.tasks.sleep_marking", args=(2, marker, "done"))
@@ -63,7 +68,9 @@ def test_frozen_worker_acknowledgement_is_rejected(spawn, run_manage, store):
     frozen.send_signal(signal.SIGSTOP)
     try:
         wait_for(lambda: lease_expired(store, job.id), timeout=30, message="the lease to expire")
-        assert run_manage("headgate_maintain", "--once").returncode == 0
+        # Frozen inside a transaction, the worker holds its row until the server ends that
+        # transaction, at most a lease later (bound_idle_transactions): the rescue then takes it.
+        wait_for(lambda: rescued(run_manage, job.id), timeout=30, message="the rescue of the frozen job")
         newer = run_manage("headgate_worker", "--burst", "--worker-id", "newer")
         assert newer.returncode == 0, newer.stderr
         row = Job.objects.get(pk=job.id)

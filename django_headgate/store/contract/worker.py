@@ -75,6 +75,15 @@ class WorkerContract:
     def reset_worker_plan(self):
         """Undo :meth:`set_worker_plan` on this thread's connection."""
 
+    def bound_idle_transactions(self, seconds):
+        """End this thread's session when one of its transactions stays idle (open, no statement
+        running) longer than ``seconds``, and so give its row locks back: a process frozen in the
+        middle of a transaction (SIGSTOP, a paused VM) must not hold the rows it locked past its
+        lease. ``None`` puts the server's default back. PostgreSQL
+        ``idle_in_transaction_session_timeout``, MariaDB ``idle_transaction_timeout``; MySQL 8 and
+        SQLite have no such bound (a no-op), nor does a transaction-pooled connection (no session
+        setting survives a transaction there)."""
+
     def name_session(self, name):
         """Label this thread's connection ``name`` in the server's session list, unless the host
         named it already (PostgreSQL ``application_name``; other vendors have no such label)."""

@@ -2,6 +2,8 @@
 acknowledgements, renewals, failures, snoozes and cancellations (one lock order, SKIP LOCKED),
 fence reads, release without spending the attempt."""
 
+import math
+
 from ..fragments import FENCED, SNOOZE, SQL_READ_FENCES, SQL_RELEASE, placeholders  # noqa: F401  (statements of this vendor)
 from . import jobs as job_statements
 from .jobs import EXPIRES_NOW, NOW, NOW_PLUS
@@ -32,6 +34,11 @@ SQL_RENEW_LOCKED = (
 )
 # Snooze one job (fenced): available again after a bound duration, attempt not spent.
 SQL_SNOOZE = SNOOZE.format(run_at=NOW_PLUS, fenced=FENCED)
+# MariaDB: end the session when a transaction of it idles longer than %s seconds (DEFAULT: the
+# server's, 0 = off). MySQL 8 has no such variable.
+SQL_SET_IDLE_TRANSACTION_BOUND = "SET SESSION idle_transaction_timeout = %s"
+# Undo SQL_SET_IDLE_TRANSACTION_BOUND.
+SQL_RESET_IDLE_TRANSACTION_BOUND = "SET SESSION idle_transaction_timeout = DEFAULT"
 # Before a failure, snooze or cancellation of one attempt (same transaction): lock its row by
 # primary key, skipping it when someone else holds it, so that the write never waits for it (an
 # UPDATE cannot select from its own table: MariaDB error 1093).
@@ -94,6 +101,16 @@ class MySQLWorker:
             group.append(pair)
             size += row_bytes
         yield group
+
+    def bound_idle_transactions(self, seconds):
+        self.connection.ensure_connection()
+        if not self.connection.mysql_is_mariadb:
+            return
+        with self.cursor() as cursor:
+            if seconds is None:
+                cursor.execute(SQL_RESET_IDLE_TRANSACTION_BOUND, [])
+            else:
+                cursor.execute(SQL_SET_IDLE_TRANSACTION_BOUND, [max(1, math.ceil(seconds))])
 
     def renew_unlocked_leases(self, worker_id, leases, lease_seconds):
         if not leases:

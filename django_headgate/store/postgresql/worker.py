@@ -74,6 +74,10 @@ SQL_SNOOZE = SNOOZE.format(run_at=NOW_PLUS_SECONDS.format(seconds="%s"), fenced=
 SQL_SET_WORKER_PLAN = "SELECT set_config('enable_bitmapscan', 'off', false), set_config('enable_seqscan', 'off', false)"
 # Undo SQL_SET_WORKER_PLAN (two statements).
 SQL_RESET_WORKER_PLAN = ("RESET enable_bitmapscan", "RESET enable_seqscan")
+# End the session when a transaction of it idles longer than %s ms (0 = the server's default: off).
+SQL_SET_IDLE_TRANSACTION_BOUND = "SELECT set_config('idle_in_transaction_session_timeout', %s, false)"
+# Undo SQL_SET_IDLE_TRANSACTION_BOUND.
+SQL_RESET_IDLE_TRANSACTION_BOUND = "RESET idle_in_transaction_session_timeout"
 # Label the session in pg_stat_activity, unless the host set an application_name.
 SQL_NAME_SESSION = "SELECT set_config('application_name', %s, false) WHERE current_setting('application_name') = ''"
 
@@ -127,6 +131,15 @@ class PostgreSQLWorker:
         with self.cursor() as cursor:
             for statement in SQL_RESET_WORKER_PLAN:
                 cursor.execute(statement, [])
+
+    def bound_idle_transactions(self, seconds):
+        if self.transaction_pooled:
+            return
+        with self.cursor() as cursor:
+            if seconds is None:
+                cursor.execute(SQL_RESET_IDLE_TRANSACTION_BOUND, [])
+            else:
+                cursor.execute(SQL_SET_IDLE_TRANSACTION_BOUND, [str(max(1, round(seconds * 1000)))])
 
     def name_session(self, name):
         if self.transaction_pooled:

@@ -240,3 +240,50 @@ def statements_to_claim_and_acknowledge(store, jobs):
 def test_claims_and_acknowledgements_take_as_many_statements_for_20_jobs_as_for_2(store):
     two = statements_to_claim_and_acknowledge(store, 2)
     assert min(two) > 0 and two == statements_to_claim_and_acknowledge(store, 20)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_transaction_left_idle_past_the_bound_gives_its_row_locks_back(store, vendor):
+    """A worker frozen inside one of its transactions (SIGSTOP between a lock and its update)
+    must not keep the rows it locked: the server ends the session once the transaction has idled
+    past ``bound_idle_transactions`` (the worker sets it to its lease)."""
+    if vendor == "sqlite":
+        pytest.skip("SQLite has no idle-transaction bound: one writer, and its busy timeout bounds the wait")
+    if vendor == "mysql" and not connections["default"].mysql_is_mariadb:
+        pytest.skip("MySQL 8 has no idle_transaction_timeout")
+    job = JobFactory()
+    locked, ended = threading.Event(), threading.Event()
+    errors = []
+
+    def frozen_worker():
+        from django_headgate.store import get_store
+        own = get_store()
+        try:
+            own.bound_idle_transactions(1)
+            with own.atomic():
+                list(Job.objects.select_for_update().filter(pk=job.id))
+                locked.set()
+                ended.wait(10)  # idle in the transaction, as a stopped process is
+                list(Job.objects.filter(pk=job.id))  # the server ended the session meanwhile
+        except Exception as exc:  # the expected end: the connection is gone
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=frozen_worker, daemon=True)
+    thread.start()
+    assert locked.wait(10)
+    # Another session takes the row once the bound ended the idle transaction (not before).
+    with transaction.atomic():
+        assert not Job.objects.select_for_update(skip_locked=True).filter(pk=job.id).exists()
+    taken = None
+    for _ in range(60):
+        with transaction.atomic():
+            if Job.objects.select_for_update(skip_locked=True).filter(pk=job.id).exists():
+                taken = True
+                break
+        threading.Event().wait(0.1)
+    ended.set()
+    thread.join(10)
+    assert taken, "the idle transaction kept its row lock past the bound"
+    assert errors, "the idle transaction's session was not ended"

@@ -238,6 +238,15 @@ WHERE id = %s AND fence = %s AND state = 'running' AND lease_owner = %s
 -- Renewal step 2 (same transaction): extend the locked rows' leases.
 UPDATE headgate_job SET lease_expires_at = UTC_TIMESTAMP(6) + INTERVAL %s MICROSECOND WHERE id IN (%s, %s, %s)
 
+-- name: mysql.worker.SQL_RESET_IDLE_TRANSACTION_BOUND --
+-- Undo SQL_SET_IDLE_TRANSACTION_BOUND.
+SET SESSION idle_transaction_timeout = DEFAULT
+
+-- name: mysql.worker.SQL_SET_IDLE_TRANSACTION_BOUND --
+-- MariaDB: end the session when a transaction of it idles longer than %s seconds (DEFAULT: the
+-- server's, 0 = off). MySQL 8 has no such variable.
+SET SESSION idle_transaction_timeout = %s
+
 -- name: mysql.worker.SQL_SNOOZE --
 -- Snooze one job (fenced): available again after a bound duration, attempt not spent.
 UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = UTC_TIMESTAMP(6) + INTERVAL %s MICROSECOND, snoozes = COALESCE(snoozes, 0) + 1, started_at = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'

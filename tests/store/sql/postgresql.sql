@@ -464,10 +464,18 @@ UPDATE headgate_job AS j SET lease_expires_at = now() + make_interval(secs => %s
 FROM ours WHERE j.id = ours.id
 RETURNING j.id, j.abort_requested_at
 
+-- name: postgresql.worker.SQL_RESET_IDLE_TRANSACTION_BOUND --
+-- Undo SQL_SET_IDLE_TRANSACTION_BOUND.
+RESET idle_in_transaction_session_timeout
+
 -- name: postgresql.worker.SQL_RESET_WORKER_PLAN --
 -- Undo SQL_SET_WORKER_PLAN (two statements).
 RESET enable_bitmapscan
 RESET enable_seqscan
+
+-- name: postgresql.worker.SQL_SET_IDLE_TRANSACTION_BOUND --
+-- End the session when a transaction of it idles longer than %s ms (0 = the server's default: off).
+SELECT set_config('idle_in_transaction_session_timeout', %s, false)
 
 -- name: postgresql.worker.SQL_SET_WORKER_PLAN --
 -- The worker's plan settings, and their undoing: no bitmap or sequential scans. Every worker
