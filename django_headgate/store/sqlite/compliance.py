@@ -1,0 +1,31 @@
+"""SQLite store, compliance section: legal holds (json_each over the row's tags); a "partition"
+is a range of evicted_at_ms (see sweep.IN_PARTITION)."""
+
+from ..fragments import ARCHIVE_COLUMNS
+from ..holds import held_condition
+
+# The hold's tag is one of the row's tags.
+TAG_CONTAINS = "EXISTS (SELECT 1 FROM json_each({tags}) WHERE json_each.value = {tag})"
+# A hot job is held (the sweep's eligibility, fragments.SWEEP_ELIGIBLE).
+JOB_HELD = held_condition(TAG_CONTAINS, "headgate_job", "id")
+ARCHIVE_ROW_HELD = held_condition(TAG_CONTAINS, "headgate_job_archive", "job_id")
+HELD_ROW_HELD = held_condition(TAG_CONTAINS, "headgate_job_archive_held", "job_id")
+IN_PARTITION = "evicted_at_ms >= %s AND evicted_at_ms < %s"
+
+# Held rows of one month's range (headgate_archive_evicted_idx).
+SQL_COUNT_HELD_ARCHIVE_ROWS = (
+    f"SELECT count(*) FROM headgate_job_archive WHERE {IN_PARTITION} AND {ARCHIVE_ROW_HELD}"
+)
+# Copy the held rows of one month into the held table (same transaction as the month's delete);
+# a row copied by an interrupted earlier prune is left as it is.
+SQL_MOVE_HELD_ARCHIVE_ROWS = f"""
+INSERT OR IGNORE INTO headgate_job_archive_held ({ARCHIVE_COLUMNS})
+SELECT {ARCHIVE_COLUMNS} FROM headgate_job_archive WHERE {IN_PARTITION} AND {ARCHIVE_ROW_HELD}
+"""
+# Held-table rows no unreleased hold covers any more (after a release), a batch of them.
+SQL_SELECT_RELEASED_HELD_ROWS = (
+    f"SELECT archive_id FROM headgate_job_archive_held WHERE NOT {HELD_ROW_HELD} LIMIT %s"
+)
+# Delete held-table rows by primary key.
+SQL_DELETE_HELD_ROWS = "DELETE FROM headgate_job_archive_held WHERE archive_id IN ({ids})"
+
