@@ -26,6 +26,7 @@ _EXPORTS = {
     "set_archive_policy": "policies",
     "clear_archive_policy": "policies",
     "prune_archive_month": "archive.prune",
+    "erase": "compliance.erasure",
     "hold": "compliance.holds",
     "release_hold": "compliance.holds",
 }

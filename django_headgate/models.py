@@ -390,7 +390,10 @@ class Erasure(models.Model):
     reason = models.TextField()
     requested_by = models.CharField(max_length=150)
     override_hold = models.BooleanField(default=False)
+    #: Rows blanked per table: ``{"headgate_job": n, "headgate_job_archive": n, ...}``.
     counts = models.JSONField(default=dict)
+    #: Where a killed erasure resumes: the last key done per table (internal).
+    cursor = models.JSONField(default=dict)
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

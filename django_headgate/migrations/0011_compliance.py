@@ -25,6 +25,7 @@ class Migration(migrations.Migration):
                 ('requested_by', models.CharField(max_length=150)),
                 ('override_hold', models.BooleanField(default=False)),
                 ('counts', models.JSONField(default=dict)),
+                ('cursor', models.JSONField(default=dict)),
                 ('started_at', models.DateTimeField(auto_now_add=True)),
                 ('finished_at', models.DateTimeField(blank=True, null=True)),
             ],

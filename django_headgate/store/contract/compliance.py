@@ -5,8 +5,16 @@ operations of a month's prune (count and move the held rows of a partition into
 ``headgate_job_archive_held``) and the clean-up after a release.
 """
 
+import json
+import uuid
+
 from ..fragments import placeholders
 from . import runs
+
+#: The tables an erasure walks, by the name the caller gives (a closed set).
+ERASABLE_TABLES = {"job": "JOB", "archive": "ARCHIVE", "held": "HELD"}
+#: The cursor before every key (the all-zero UUID is the least in every vendor's order).
+NIL_UUID = uuid.UUID(int=0)
 
 
 class ComplianceContract:
@@ -42,3 +50,41 @@ class ComplianceContract:
                 return 0
             cursor.execute(self.sql.SQL_DELETE_HELD_ROWS.format(ids=placeholders(len(ids))), ids)
             return cursor.rowcount
+
+    # -- erasure by tag -----------------------------------------------------------------------
+
+    @runs("SQL_SELECT_ERASABLE_JOB", "SQL_SELECT_ERASABLE_ARCHIVE", "SQL_SELECT_ERASABLE_HELD")
+    def select_erasable_rows(self, table, tag, after, limit):
+        """Up to ``limit`` rows of ``table`` ("job": terminal hot rows; "archive": every archive
+        partition; "held": the held table) carrying ``tag``, with a first key column above
+        ``after`` (a UUID, or None from the start), in key order: ``[(key values, errors list)]``.
+        Reads only; the caller blanks them with :meth:`blank_erasable_rows`."""
+        statement = getattr(self.sql, f"SQL_SELECT_ERASABLE_{ERASABLE_TABLES[table]}")
+        with self.cursor() as cursor:
+            cursor.execute(statement, [tag, self.db_uuid(after or NIL_UUID), limit])
+            rows = cursor.fetchall()
+        return [(tuple(row[:-1]), json.loads(row[-1]) if isinstance(row[-1], (str, bytes)) else row[-1])
+                for row in rows]
+
+    @runs("SQL_BLANK_JOB", "SQL_BLANK_ARCHIVE", "SQL_BLANK_HELD")
+    def blank_erasable_rows(self, table, rows):
+        """Blank the payloads of ``rows`` (``[(key values, errors list)]`` as selected, errors
+        already stripped of their texts) of ``table``: args, kwargs and result (hot rows: output
+        and progress too) and errors replaced; ids, task, queue, times, states and tags kept."""
+        statement = getattr(self.sql, f"SQL_BLANK_{ERASABLE_TABLES[table]}")
+        with self.cursor() as cursor:
+            cursor.executemany(statement, [["[]", "{}", json.dumps(errors), *keys] for keys, errors in rows])
+
+    @runs("SQL_COUNT_HELD_TAGGED")
+    def count_held_tagged_rows(self, tag):
+        """Rows carrying ``tag`` that an unreleased legal hold covers (hot, archive and held)."""
+        with self.cursor() as cursor:
+            cursor.execute(self.sql.SQL_COUNT_HELD_TAGGED, [tag, tag, tag])
+            return int(cursor.fetchone()[0])
+
+    @runs("SQL_COUNT_UNFINISHED_TAGGED")
+    def count_unfinished_tagged_jobs(self, tag):
+        """Hot rows carrying ``tag`` that wait or run (an erasure blanks them once they end)."""
+        with self.cursor() as cursor:
+            cursor.execute(self.sql.SQL_COUNT_UNFINISHED_TAGGED, [tag])
+            return int(cursor.fetchone()[0])

@@ -2,6 +2,7 @@
 is a range of evicted_at_ms (see sweep.IN_PARTITION)."""
 
 from ..fragments import ARCHIVE_COLUMNS
+from .. import erasure
 from ..holds import held_condition
 
 # The hold's tag is one of the row's tags.
@@ -29,3 +30,21 @@ SQL_SELECT_RELEASED_HELD_ROWS = (
 # Delete held-table rows by primary key.
 SQL_DELETE_HELD_ROWS = "DELETE FROM headgate_job_archive_held WHERE archive_id IN ({ids})"
 
+
+# -- erasure by tag (store/erasure.py builds them; the tag is bound) --
+# Terminal hot rows carrying the tag, after a cursor, in primary-key order.
+SQL_SELECT_ERASABLE_JOB = erasure.select_tagged("job", TAG_CONTAINS)
+# Archived rows (every partition) carrying the tag, after a cursor, in archive_id order.
+SQL_SELECT_ERASABLE_ARCHIVE = erasure.select_tagged("archive", TAG_CONTAINS)
+# Held rows carrying the tag, after a cursor, in archive_id order.
+SQL_SELECT_ERASABLE_HELD = erasure.select_tagged("held", TAG_CONTAINS)
+# Blank one hot row's payloads (primary key).
+SQL_BLANK_JOB = erasure.blank_tagged("job", "%s")
+# Blank one archived row's payloads (primary key, so one partition).
+SQL_BLANK_ARCHIVE = erasure.blank_tagged("archive", "%s")
+# Blank one held row's payloads (primary key).
+SQL_BLANK_HELD = erasure.blank_tagged("held", "%s")
+# Rows carrying the tag under a legal hold, in the three tables.
+SQL_COUNT_HELD_TAGGED = erasure.count_held_tagged(TAG_CONTAINS, held_condition)
+# Hot rows carrying the tag that wait or run (erased when they end).
+SQL_COUNT_UNFINISHED_TAGGED = erasure.count_unfinished_tagged(TAG_CONTAINS)

@@ -187,9 +187,29 @@ RETURNING id, abort_requested_at
 -- Snooze one job (fenced): available again after a bound strftime modifier, attempt not spent.
 UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', %s), snoozes = COALESCE(snoozes, 0) + 1, started_at = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
 
+-- name: sqlite.compliance.SQL_BLANK_ARCHIVE --
+-- Blank one archived row's payloads (primary key, so one partition).
+UPDATE headgate_job_archive SET args = %s, kwargs = %s, result = NULL, errors = %s WHERE archive_id = %s AND evicted_at_ms = %s
+
+-- name: sqlite.compliance.SQL_BLANK_HELD --
+-- Blank one held row's payloads (primary key).
+UPDATE headgate_job_archive_held SET args = %s, kwargs = %s, result = NULL, errors = %s WHERE archive_id = %s AND evicted_at_ms = %s
+
+-- name: sqlite.compliance.SQL_BLANK_JOB --
+-- Blank one hot row's payloads (primary key).
+UPDATE headgate_job SET args = %s, kwargs = %s, result = NULL, output = NULL, progress = NULL, errors = %s WHERE id = %s
+
 -- name: sqlite.compliance.SQL_COUNT_HELD_ARCHIVE_ROWS --
 -- Held rows of one month's range (headgate_archive_evicted_idx).
 SELECT count(*) FROM headgate_job_archive WHERE evicted_at_ms >= %s AND evicted_at_ms < %s AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (EXISTS (SELECT 1 FROM json_each(headgate_job_archive.tags) WHERE json_each.value = headgate_legal_hold.tag) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive.job_id)))
+
+-- name: sqlite.compliance.SQL_COUNT_HELD_TAGGED --
+-- Rows carrying the tag under a legal hold, in the three tables.
+SELECT (SELECT count(*) FROM headgate_job WHERE EXISTS (SELECT 1 FROM json_each(headgate_job.tags) WHERE json_each.value = %s) AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (EXISTS (SELECT 1 FROM json_each(headgate_job.tags) WHERE json_each.value = headgate_legal_hold.tag) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job.id)))) + (SELECT count(*) FROM headgate_job_archive WHERE EXISTS (SELECT 1 FROM json_each(headgate_job_archive.tags) WHERE json_each.value = %s) AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (EXISTS (SELECT 1 FROM json_each(headgate_job_archive.tags) WHERE json_each.value = headgate_legal_hold.tag) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive.job_id)))) + (SELECT count(*) FROM headgate_job_archive_held WHERE EXISTS (SELECT 1 FROM json_each(headgate_job_archive_held.tags) WHERE json_each.value = %s) AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (EXISTS (SELECT 1 FROM json_each(headgate_job_archive_held.tags) WHERE json_each.value = headgate_legal_hold.tag) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive_held.job_id))))
+
+-- name: sqlite.compliance.SQL_COUNT_UNFINISHED_TAGGED --
+-- Hot rows carrying the tag that wait or run (erased when they end).
+SELECT count(*) FROM headgate_job WHERE EXISTS (SELECT 1 FROM json_each(headgate_job.tags) WHERE json_each.value = %s) AND state NOT IN ('succeeded', 'dead', 'cancelled')
 
 -- name: sqlite.compliance.SQL_DELETE_HELD_ROWS --
 -- Delete held-table rows by primary key.
@@ -200,6 +220,18 @@ DELETE FROM headgate_job_archive_held WHERE archive_id IN (%s, %s, %s)
 -- a row copied by an interrupted earlier prune is left as it is.
 INSERT OR IGNORE INTO headgate_job_archive_held (archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, result, tags, created_at, finished_at, evicted_at_ms, archive_retention_ms)
 SELECT archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, result, tags, created_at, finished_at, evicted_at_ms, archive_retention_ms FROM headgate_job_archive WHERE evicted_at_ms >= %s AND evicted_at_ms < %s AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (EXISTS (SELECT 1 FROM json_each(headgate_job_archive.tags) WHERE json_each.value = headgate_legal_hold.tag) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive.job_id)))
+
+-- name: sqlite.compliance.SQL_SELECT_ERASABLE_ARCHIVE --
+-- Archived rows (every partition) carrying the tag, after a cursor, in archive_id order.
+SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive WHERE EXISTS (SELECT 1 FROM json_each(headgate_job_archive.tags) WHERE json_each.value = %s)  AND archive_id > %s ORDER BY archive_id LIMIT %s
+
+-- name: sqlite.compliance.SQL_SELECT_ERASABLE_HELD --
+-- Held rows carrying the tag, after a cursor, in archive_id order.
+SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive_held WHERE EXISTS (SELECT 1 FROM json_each(headgate_job_archive_held.tags) WHERE json_each.value = %s)  AND archive_id > %s ORDER BY archive_id LIMIT %s
+
+-- name: sqlite.compliance.SQL_SELECT_ERASABLE_JOB --
+-- Terminal hot rows carrying the tag, after a cursor, in primary-key order.
+SELECT id, errors FROM headgate_job WHERE EXISTS (SELECT 1 FROM json_each(headgate_job.tags) WHERE json_each.value = %s) AND state IN ('succeeded', 'dead', 'cancelled') AND id > %s ORDER BY id LIMIT %s
 
 -- name: sqlite.compliance.SQL_SELECT_RELEASED_HELD_ROWS --
 -- Held-table rows no unreleased hold covers any more (after a release), a batch of them.
