@@ -14,8 +14,10 @@ loses its message and traceback; ids, task, queue, times, states and tags stay.
   is set at the end. A killed erasure (SIGKILL included) is resumed by running it again: the
   unfinished record of the tag is continued from its cursor. Blanking is idempotent.
 - Jobs that wait or run when the erasure passes are not blanked (the task still needs its
-  arguments); they are counted in ``counts["unfinished_jobs"]``: run the erasure again once
-  they ended (``--dry-run`` shows how many remain).
+  arguments): their ids (at most 1,000) are kept with the record, which stays unfinished, and
+  ``compliance/pending.py`` blanks each once it has ended (after every retention sweep pass,
+  so within ``SWEEP.INTERVAL`` of its end; its archived copy if the sweep took it first).
+  ``counts["unfinished_jobs"]`` says how many there were.
 """
 
 import logging
@@ -37,6 +39,8 @@ TABLES = (("job", "headgate_job"), ("archive", "headgate_job_archive"), ("held",
 ERROR_KEYS_KEPT = ("attempt", "at", "type", "type_path", "worker_id")
 ERASED = ""
 REASON_MAX_LENGTH = 2000
+#: Jobs still waiting or running an erasure waits for (more: run the erasure again later).
+MAX_PENDING_JOBS = 1000
 
 
 def erase(*, tag, reason, by="code", override_hold=False, dry_run=False, using=None):
@@ -57,10 +61,12 @@ def erase(*, tag, reason, by="code", override_hold=False, dry_run=False, using=N
     for key, name in TABLES:
         while _erase_batch(store, record, key, name, batch_size, dry_run) == batch_size:
             pass
-    record.counts["unfinished_jobs"] = store.count_unfinished_tagged_jobs(tag)
+    pending = store.select_unfinished_tagged_jobs(tag, MAX_PENDING_JOBS)
+    record.counts["unfinished_jobs"] = len(pending)
+    record.cursor.update(walked=True, pending=[str(job_id) for job_id in pending])
     if not dry_run:
-        record.finished_at = timezone.now()
-        record.save(update_fields=["counts", "finished_at"])
+        record.finished_at = None if pending else timezone.now()
+        record.save(update_fields=["counts", "cursor", "finished_at"])
         logger.info("Erasure %s of a tag finished.", record.pk,
                     extra={"action": "erasure_finished", "erasure_id": record.pk, "by": by,
                            "rows": sum(record.counts.get(name, 0) for _, name in TABLES)})

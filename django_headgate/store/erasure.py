@@ -49,9 +49,20 @@ def count_held_tagged(tag_contains, held_condition):
     return "SELECT " + " + ".join(parts)
 
 
-def count_unfinished_tagged(tag_contains):
-    """Hot rows carrying the bound tag that are not terminal yet (erased when they end)."""
+def select_unfinished_tagged(tag_contains):
+    """Ids of hot rows carrying the bound tag that wait or run (erased when they end), at most
+    the bound limit."""
     test = tag_contains.format(tags="headgate_job.tags", tag="%s")
-    return f"SELECT count(*) FROM headgate_job WHERE {test} AND state NOT IN {TERMINAL_STATES_SQL}"
+    return f"SELECT id FROM headgate_job WHERE {test} AND state NOT IN {TERMINAL_STATES_SQL} LIMIT %s"
+
+
+#: Listed hot jobs ({ids}) that have ended, with their errors (primary key).
+SELECT_ENDED_JOBS = f"SELECT id, errors FROM headgate_job WHERE id IN ({{ids}}) AND state IN {TERMINAL_STATES_SQL}"
+#: Which of the listed jobs ({ids}) are still in the hot table (primary key).
+SELECT_PRESENT_JOBS = "SELECT id FROM headgate_job WHERE id IN ({ids})"
+#: The archived copies of listed jobs ({ids}), keyed (headgate_archive_job_idx).
+SELECT_ARCHIVED_COPIES = (
+    "SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive WHERE job_id IN ({ids})"
+)
 
 

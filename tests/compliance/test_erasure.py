@@ -1,16 +1,24 @@
 """Erasure by tag: payloads blanked in the hot table, the archive and the held table, nothing
 else changed; held rows refused unless overridden; one record; resumable."""
 
+from datetime import timedelta
+
 import pytest
 
 import django_headgate as headgate
+from django_headgate.conf import get_settings
 from django_headgate.exceptions import ErasureRefused, InvalidErasure
+from django_headgate.maintenance.retention_sweep import RetentionSweepDuty
 from django_headgate.models import ArchivedJob, Erasure, Job
 from tests.support.archive_rows import archive_rows
-from tests.support.retention_rows import expired_jobs
+from tests.support.retention_rows import expired_jobs, make_expired
 
 pytestmark = pytest.mark.django_db(transaction=True)
 MARKER = "zq-subject-marker-7731"
+
+
+def sweep(store):
+    return RetentionSweepDuty(store, get_settings()).run_once()
 
 
 def subject_jobs(store, count, tag="subject:1"):
@@ -66,11 +74,32 @@ def test_held_rows_refuse_the_erasure_unless_overridden(store):
     assert (record.override_hold, record.counts["headgate_job"]) == (True, 3)
 
 
-def test_a_waiting_job_is_counted_and_left_until_it_ends(store):
+def test_a_job_that_runs_is_left_then_erased_after_the_sweep_pass_that_follows_its_end(store):
     job = headgate.enqueue("tests.testapp.tasks.noop", args=[MARKER], tags=["subject:1"])
+    Job.objects.filter(id=job.id).update(state="running")
     record = headgate.erase(tag="subject:1", reason="r")
-    assert record.counts == {"unfinished_jobs": 1}
+    assert (record.counts, record.finished_at) == ({"unfinished_jobs": 1}, None)
     assert Job.objects.get(id=job.id).args == [MARKER]
+    sweep(store)  # still running: nothing to do yet
+    assert Job.objects.get(id=job.id).args == [MARKER]
+    Job.objects.filter(id=job.id).update(state="succeeded", result={"r": MARKER}, finished_at=store.now())
+    sweep(store)
+    erased = Job.objects.get(id=job.id)
+    assert (erased.args, erased.result, erased.state) == ([], None, "succeeded")
+    record.refresh_from_db()
+    assert record.finished_at is not None and record.counts["headgate_job"] == 1
+
+
+def test_a_pending_job_the_sweep_archived_first_is_erased_in_the_archive(store):
+    headgate.set_archive_policy("billing", timedelta(days=30))
+    job = headgate.enqueue("tests.testapp.tasks.noop", queue="billing", args=[MARKER], tags=["subject:1"])
+    Job.objects.filter(id=job.id).update(state="running")
+    headgate.erase(tag="subject:1", reason="r")
+    make_expired([Job.objects.get(id=job.id)], store)  # ended and expired: this pass archives it
+    sweep(store)
+    assert not Job.objects.filter(id=job.id).exists()
+    assert ArchivedJob.objects.get(job_id=job.id).args == []
+    assert Erasure.objects.get().finished_at is not None
 
 
 def test_dry_run_counts_and_writes_nothing(store):

@@ -63,8 +63,7 @@ class ComplianceContract:
         with self.cursor() as cursor:
             cursor.execute(statement, [tag, self.db_uuid(after or NIL_UUID), limit])
             rows = cursor.fetchall()
-        return [(tuple(row[:-1]), json.loads(row[-1]) if isinstance(row[-1], (str, bytes)) else row[-1])
-                for row in rows]
+        return _keyed(rows)
 
     @runs("SQL_BLANK_JOB", "SQL_BLANK_ARCHIVE", "SQL_BLANK_HELD")
     def blank_erasable_rows(self, table, rows):
@@ -82,9 +81,39 @@ class ComplianceContract:
             cursor.execute(self.sql.SQL_COUNT_HELD_TAGGED, [tag, tag, tag])
             return int(cursor.fetchone()[0])
 
-    @runs("SQL_COUNT_UNFINISHED_TAGGED")
-    def count_unfinished_tagged_jobs(self, tag):
-        """Hot rows carrying ``tag`` that wait or run (an erasure blanks them once they end)."""
+    @runs("SQL_SELECT_UNFINISHED_TAGGED")
+    def select_unfinished_tagged_jobs(self, tag, limit):
+        """Ids (UUIDs) of up to ``limit`` hot rows carrying ``tag`` that wait or run (an erasure
+        blanks them once they end)."""
         with self.cursor() as cursor:
-            cursor.execute(self.sql.SQL_COUNT_UNFINISHED_TAGGED, [tag])
-            return int(cursor.fetchone()[0])
+            cursor.execute(self.sql.SQL_SELECT_UNFINISHED_TAGGED, [tag, limit])
+            return [self.from_db_uuid(row[0]) for row in cursor.fetchall()]
+
+    @runs("SQL_SELECT_ENDED_JOBS", "SQL_SELECT_PRESENT_JOBS", "SQL_SELECT_ARCHIVED_COPIES")
+    def select_ended_rows(self, job_ids):
+        """For jobs an erasure waited for: ``(ended hot rows, archived copies of the jobs no longer
+        in the hot table, ids still running or waiting)``; the rows as :meth:`select_erasable_rows`
+        returns them, for :meth:`blank_erasable_rows` ("job" and "archive")."""
+        if not job_ids:
+            return [], [], []
+        ids = [self.db_uuid(job_id) for job_id in job_ids]
+        marks = placeholders(len(ids))
+        with self.cursor() as cursor:
+            cursor.execute(self.sql.SQL_SELECT_ENDED_JOBS.format(ids=marks), ids)
+            ended = cursor.fetchall()
+            cursor.execute(self.sql.SQL_SELECT_PRESENT_JOBS.format(ids=marks), ids)
+            present = {self.from_db_uuid(row[0]) for row in cursor.fetchall()}
+            gone = [self.db_uuid(job_id) for job_id in job_ids if job_id not in present]
+            copies = []
+            if gone:
+                cursor.execute(self.sql.SQL_SELECT_ARCHIVED_COPIES.format(ids=placeholders(len(gone))), gone)
+                copies = cursor.fetchall()
+        ended_ids = {self.from_db_uuid(row[0]) for row in ended}
+        waiting = [job_id for job_id in job_ids if job_id in present and job_id not in ended_ids]
+        return _keyed(ended), _keyed(copies), waiting
+
+
+def _keyed(rows):
+    """Selected ``(key columns..., errors)`` rows as ``[(key values, errors list)]``."""
+    return [(tuple(row[:-1]), json.loads(row[-1]) if isinstance(row[-1], (str, bytes)) else row[-1])
+            for row in rows]

@@ -47,5 +47,11 @@ SQL_BLANK_ARCHIVE = erasure.blank_tagged("archive", "%s")
 SQL_BLANK_HELD = erasure.blank_tagged("held", "%s")
 # Rows carrying the tag under a legal hold, in the three tables.
 SQL_COUNT_HELD_TAGGED = erasure.count_held_tagged(TAG_CONTAINS, held_condition)
-# Hot rows carrying the tag that wait or run (erased when they end).
-SQL_COUNT_UNFINISHED_TAGGED = erasure.count_unfinished_tagged(TAG_CONTAINS)
+# Hot rows carrying the tag that wait or run (erased when they end), a bounded list of ids.
+SQL_SELECT_UNFINISHED_TAGGED = erasure.select_unfinished_tagged(TAG_CONTAINS)
+# Listed jobs an erasure waited for that have ended (primary key).
+SQL_SELECT_ENDED_JOBS = erasure.SELECT_ENDED_JOBS
+# Listed jobs still in the hot table (primary key).
+SQL_SELECT_PRESENT_JOBS = erasure.SELECT_PRESENT_JOBS
+# Archived copies of listed jobs swept before their erasure (headgate_archive_job_idx).
+SQL_SELECT_ARCHIVED_COPIES = erasure.SELECT_ARCHIVED_COPIES

@@ -264,10 +264,6 @@ SELECT count(*) FROM headgate_job_archive PARTITION (`p202501`) WHERE EXISTS (SE
 -- Rows carrying the tag under a legal hold, in the three tables.
 SELECT (SELECT count(*) FROM headgate_job WHERE JSON_CONTAINS(headgate_job.tags, JSON_QUOTE(%s)) AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (JSON_CONTAINS(headgate_job.tags, JSON_QUOTE(headgate_legal_hold.tag)) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job.id)))) + (SELECT count(*) FROM headgate_job_archive WHERE JSON_CONTAINS(headgate_job_archive.tags, JSON_QUOTE(%s)) AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (JSON_CONTAINS(headgate_job_archive.tags, JSON_QUOTE(headgate_legal_hold.tag)) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive.job_id)))) + (SELECT count(*) FROM headgate_job_archive_held WHERE JSON_CONTAINS(headgate_job_archive_held.tags, JSON_QUOTE(%s)) AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (JSON_CONTAINS(headgate_job_archive_held.tags, JSON_QUOTE(headgate_legal_hold.tag)) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive_held.job_id))))
 
--- name: mysql.compliance.SQL_COUNT_UNFINISHED_TAGGED --
--- Hot rows carrying the tag that wait or run (erased when they end).
-SELECT count(*) FROM headgate_job WHERE JSON_CONTAINS(headgate_job.tags, JSON_QUOTE(%s)) AND state NOT IN ('succeeded', 'dead', 'cancelled')
-
 -- name: mysql.compliance.SQL_DELETE_HELD_ROWS --
 -- Delete held-table rows by primary key.
 DELETE FROM headgate_job_archive_held WHERE archive_id IN (%s, %s, %s)
@@ -277,6 +273,14 @@ DELETE FROM headgate_job_archive_held WHERE archive_id IN (%s, %s, %s)
 -- TRUNCATE PARTITION); a row copied by an interrupted earlier prune is left as it is.
 INSERT IGNORE INTO headgate_job_archive_held (archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, result, tags, created_at, finished_at, evicted_at_ms, archive_retention_ms)
 SELECT archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, result, tags, created_at, finished_at, evicted_at_ms, archive_retention_ms FROM headgate_job_archive PARTITION (`p202501`) WHERE EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (JSON_CONTAINS(headgate_job_archive.tags, JSON_QUOTE(headgate_legal_hold.tag)) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive.job_id)))
+
+-- name: mysql.compliance.SQL_SELECT_ARCHIVED_COPIES --
+-- Archived copies of listed jobs swept before their erasure (headgate_archive_job_idx).
+SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive WHERE job_id IN (%s, %s, %s)
+
+-- name: mysql.compliance.SQL_SELECT_ENDED_JOBS --
+-- Listed jobs an erasure waited for that have ended (primary key).
+SELECT id, errors FROM headgate_job WHERE id IN (%s, %s, %s) AND state IN ('succeeded', 'dead', 'cancelled')
 
 -- name: mysql.compliance.SQL_SELECT_ERASABLE_ARCHIVE --
 -- Archived rows (every partition) carrying the tag, after a cursor, in archive_id order.
@@ -290,9 +294,17 @@ SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive_held WHERE JS
 -- Terminal hot rows carrying the tag, after a cursor, in primary-key order.
 SELECT id, errors FROM headgate_job WHERE JSON_CONTAINS(headgate_job.tags, JSON_QUOTE(%s)) AND state IN ('succeeded', 'dead', 'cancelled') AND id > %s ORDER BY id LIMIT %s
 
+-- name: mysql.compliance.SQL_SELECT_PRESENT_JOBS --
+-- Listed jobs still in the hot table (primary key).
+SELECT id FROM headgate_job WHERE id IN (%s, %s, %s)
+
 -- name: mysql.compliance.SQL_SELECT_RELEASED_HELD_ROWS --
 -- Held-table rows no unreleased hold covers any more (after a release), a batch of them.
 SELECT archive_id FROM headgate_job_archive_held WHERE NOT EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (JSON_CONTAINS(headgate_job_archive_held.tags, JSON_QUOTE(headgate_legal_hold.tag)) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive_held.job_id))) LIMIT %s
+
+-- name: mysql.compliance.SQL_SELECT_UNFINISHED_TAGGED --
+-- Hot rows carrying the tag that wait or run (erased when they end), a bounded list of ids.
+SELECT id FROM headgate_job WHERE JSON_CONTAINS(headgate_job.tags, JSON_QUOTE(%s)) AND state NOT IN ('succeeded', 'dead', 'cancelled') LIMIT %s
 
 -- name: mysql.SQL_GET_STATEMENT_BUDGET_MARIADB --
 -- Lock waits in whole seconds: lock_wait_timeout for metadata and table locks, InnoDB's for rows.
