@@ -6,7 +6,7 @@ from django.contrib.admin.models import LogEntry
 from django.urls import reverse
 
 import django_headgate as headgate
-from django_headgate.models import LegalHold
+from django_headgate.models import Erasure, LegalHold
 
 from .conftest import VIEW_PERMISSIONS, client_for, make_user
 from .rows import SECRET_ARG, make_archived
@@ -57,3 +57,26 @@ def test_held_rows_are_marked_in_the_archive_audit_list(db):
     body = auditor.get(reverse("admin:headgate_archivedjob_changelist")).content.decode()
     assert body.count('alt="True"') == 2 and body.count('alt="False"') == 3
     assert SECRET_ARG not in body
+
+
+def test_erasure_records_are_shown_read_only(db):
+    record = Erasure.objects.create(tag="subject:42", reason="GDPR 17", requested_by="dpo",
+                                    counts={"headgate_job": 3, "headgate_job_archive": 2, "unfinished_jobs": 0})
+    viewer = client_for(make_user("dpo_viewer", ("view_erasure",)))
+    body = viewer.get(reverse("admin:headgate_erasure_changelist")).content.decode()
+    assert "subject:42" in body and ">5<" in body
+    assert viewer.get(reverse("admin:headgate_erasure_change", args=[record.pk])).status_code == 200
+    assert viewer.post(reverse("admin:headgate_erasure_change", args=[record.pk]), {"tag": "x"}).status_code == 403
+    assert client_for(make_user("nobody")).get(reverse("admin:headgate_erasure_changelist")).status_code == 403
+    assert Erasure.objects.get().tag == "subject:42"
+
+
+def test_held_archive_rows_page_lists_moved_rows_marked(db):
+    from django_headgate.models import HeldArchivedJob
+
+    row = make_archived(1)[0]
+    HeldArchivedJob.objects.create(**{f.name: getattr(row, f.name) for f in HeldArchivedJob._meta.concrete_fields
+                                      if f.name != "expires_at_ms"})
+    viewer = client_for(make_user("held_viewer", ("view_heldarchivedjob",)))
+    body = viewer.get(reverse("admin:headgate_heldarchivedjob_changelist")).content.decode()
+    assert str(row.job_id) in body and "held (kept past its month" in body and SECRET_ARG not in body
