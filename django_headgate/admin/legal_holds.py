@@ -13,10 +13,9 @@ through :func:`mark_held`.
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied
 
-from ..compliance.holds import hold, release_hold
-from ..exceptions import HeadgateError
+from ..compliance.holds import check_hold_target, hold, release_hold
+from ..exceptions import InvalidHold
 from ..models import HeldArchivedJob, LegalHold, LegalHoldJob
 from .display import format_ms
 from .guards import ViewPermissionFirst
@@ -44,6 +43,18 @@ class LegalHoldForm(forms.ModelForm):
         model = LegalHold
         fields = ("tag", "reason")
 
+    def clean(self):
+        """Exactly one of a tag and job ids, valid (hold() checks again when it writes)."""
+        cleaned = super().clean()
+        text = cleaned.get("job_ids") or ""
+        cleaned["job_ids"] = [line.strip() for line in text.splitlines() if line.strip()] or None
+        cleaned["tag"] = cleaned.get("tag") or None
+        try:
+            check_hold_target(cleaned["tag"], cleaned["job_ids"])
+        except InvalidHold as exc:
+            raise forms.ValidationError(exc.message) from None
+        return cleaned
+
 
 @admin.register(LegalHold)
 class LegalHoldAdmin(ViewPermissionFirst, admin.ModelAdmin):
@@ -69,14 +80,8 @@ class LegalHoldAdmin(ViewPermissionFirst, admin.ModelAdmin):
         return f"tag {placed.tag}" if placed.tag else f"{placed.jobs.count()} listed jobs"
 
     def save_model(self, request, obj, form, change):
-        text = form.cleaned_data.get("job_ids") or ""
-        job_ids = [line.strip() for line in text.splitlines() if line.strip()] or None
-        tag = form.cleaned_data.get("tag") or None
-        try:
-            obj.pk = hold(tag=tag, job_ids=job_ids, reason=form.cleaned_data["reason"],
-                          by=request.user.get_username())
-        except HeadgateError as exc:
-            raise PermissionDenied(exc.message) from None
+        obj.pk = hold(tag=form.cleaned_data["tag"], job_ids=form.cleaned_data["job_ids"],
+                      reason=form.cleaned_data["reason"], by=request.user.get_username())
         obj.refresh_from_db()
 
     def save_related(self, request, form, formsets, change):

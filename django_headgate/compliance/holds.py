@@ -39,14 +39,7 @@ def hold(*, tag=None, job_ids=None, reason, by="code", using=None):
     ``by`` names who placed it (a user name, "manage.py", ...). Raises InvalidHold before
     anything is written."""
     reason, by = _check_reason(reason), _check_actor(by)
-    if (tag is None) == (job_ids is None):
-        raise InvalidHold("Name either tag= or job_ids= (exactly one).", field="tag")
-    ids = [] if job_ids is None else _check_job_ids(job_ids)
-    if tag is not None:
-        try:
-            tag = check_tags([tag])[0]
-        except InvalidTags as exc:
-            raise InvalidHold(exc.message, field="tag") from None
+    tag, ids = check_hold_target(tag, job_ids)
     alias = using or get_settings().database
     with transaction.atomic(using=alias):
         placed = LegalHold.objects.using(alias).create(tag=tag, reason=reason, created_by=by)
@@ -84,6 +77,19 @@ def release_hold(hold_id, *, by="code", using=None):
     logger.info("Legal hold %s released by %s.", hold_id, by,
                 extra={"action": "legal_hold_released", "hold_id": hold_id, "by": by, "rows": deleted})
     return deleted
+
+
+def check_hold_target(tag, job_ids):
+    """``(tag, sorted unique job ids)`` when exactly one of them is given and valid; else raise
+    InvalidHold (``field``: "tag" or "job_ids")."""
+    if (tag is None) == (job_ids is None):
+        raise InvalidHold("Name either tag= or job_ids= (exactly one).", field="tag")
+    if tag is None:
+        return None, _check_job_ids(job_ids)
+    try:
+        return check_tags([tag])[0], []
+    except InvalidTags as exc:
+        raise InvalidHold(exc.message, field="tag") from None
 
 
 def list_holds(*, include_released=False, using=None):

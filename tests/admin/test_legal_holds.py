@@ -42,6 +42,15 @@ def test_a_hold_placed_and_released_in_the_admin_is_logged(hold_manager):
     assert LogEntry.objects.filter(object_id=str(placed.pk)).count() == 2  # added, released
 
 
+def test_a_hold_naming_both_a_tag_and_jobs_is_refused_by_the_form(hold_manager):
+    response = hold_manager.post(reverse(ADD), {"tag": "t", "reason": "r",
+                                                "job_ids": "00000000-0000-4000-8000-000000000001"})
+    assert response.status_code == 200 and "exactly one" in response.content.decode()
+    response = hold_manager.post(reverse(ADD), {"tag": "", "reason": "r", "job_ids": "nope"})
+    assert response.status_code == 200 and "is not a job id" in response.content.decode()
+    assert not LegalHold.objects.exists()
+
+
 def test_a_viewer_cannot_release(db):
     placed = headgate.hold(tag="t", reason="r")
     viewer = client_for(make_user("viewer", ("view_legalhold",)))
