@@ -26,6 +26,9 @@ _EXPORTS = {
     "set_archive_policy": "policies",
     "clear_archive_policy": "policies",
     "prune_archive_month": "archive.prune",
+    "erase": "compliance.erasure",
+    "hold": "compliance.holds",
+    "release_hold": "compliance.holds",
 }
 
 __all__ = sorted(_EXPORTS)

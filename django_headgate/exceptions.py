@@ -159,3 +159,21 @@ class ResultNotStored(HeadgateError):
 # task would return the same); ``current_job().set_progress`` raises it for a progress value.
 class ResultTooLarge(HeadgateError):
     """The job's result (or progress) encodes to more than HEADGATE['MAX_RESULT_BYTES']; it was not stored."""
+
+
+class InvalidHold(HeadgateError):
+    """The legal hold is invalid and was not placed: name a tag or a list of job ids (not both)
+    and give a reason."""
+
+
+class HoldNotFound(HeadgateError):
+    """No legal hold has this id."""
+
+
+class InvalidErasure(HeadgateError):
+    """The erasure is invalid and nothing was erased: name a tag and give a reason."""
+
+
+class ErasureRefused(HeadgateError):
+    """The erasure stopped: rows carrying the tag are under a legal hold (erase them with
+    override_hold=True only when the hold allows it)."""

@@ -5,6 +5,9 @@ fenced writes, rescue, sweep, the unique key's release: tests/store/test_the_sto
 their models are for reading and the admin. The small tables are written through these models:
 retention classes and policies by ``policies.py``, the duty runs and periodic cursors by their
 QuerySet methods below. No raw SQL here.
+
+Past 300 lines on purpose: every table of the app is declared in this one module, where Django's
+app registry finds it (the compliance tables of DESIGN §18 are at the end).
 """
 
 from django.db import models
@@ -300,3 +303,103 @@ class PeriodicTick(models.Model):
 
     def __str__(self):
         return f"{self.name}: {self.last_tick_at}"
+
+
+# -- compliance data lifetime (DESIGN §18; django_headgate/compliance/) -------------------------
+
+
+class LegalHold(models.Model):
+    """A legal hold: the jobs carrying ``tag``, or those listed in :class:`LegalHoldJob`, are never
+    swept, pruned or erased while ``released_at`` is NULL. The row is the hold's log: who placed
+    it and why, who released it and when. Written through ``compliance/holds.py`` only."""
+
+    tag = models.CharField(max_length=100, null=True, blank=True)
+    reason = models.TextField()
+    created_by = models.CharField(max_length=150)
+    created_at = models.DateTimeField(auto_now_add=True)
+    released_by = models.CharField(max_length=150, null=True, blank=True)
+    released_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "headgate_legal_hold"
+        ordering = ["-id"]
+        permissions = [("manage_legal_hold", "Can place and release legal holds")]
+
+    def __str__(self):
+        target = f"tag {self.tag}" if self.tag else "listed jobs"
+        return f"hold {self.pk} on {target}{' (released)' if self.released_at else ''}"
+
+
+class LegalHoldJob(models.Model):
+    """One job id named by a :class:`LegalHold` placed with ``job_ids=``."""
+
+    hold = models.ForeignKey(LegalHold, on_delete=models.CASCADE, related_name="jobs")
+    job_id = models.UUIDField()
+
+    class Meta:
+        db_table = "headgate_legal_hold_job"
+        indexes = [
+            # Sweep, prune and erasure: is this job id held?
+            models.Index(fields=["job_id"], name="headgate_hold_job_idx"),
+        ]
+
+
+class HeldArchivedJob(models.Model):
+    """An archived job kept past its month's prune because a legal hold covered it: pruning a
+    month moves its held rows here (same columns as :class:`ArchivedJob`) before the TRUNCATE.
+    Rows whose holds are all released go when ``release_hold`` runs."""
+
+    archive_id = models.UUIDField(primary_key=True)
+    job_id = models.UUIDField()
+    queue = models.CharField(max_length=64)
+    task = models.CharField(max_length=255)
+    args = models.JSONField(default=list)
+    kwargs = models.JSONField(default=dict)
+    errors = models.JSONField(default=list)
+    attempts = models.IntegerField()
+    fingerprint = models.CharField(max_length=64)
+    terminal_state = models.CharField(max_length=16, choices=[(s.value, s.label) for s in TERMINAL_STATES])
+    result = models.JSONField(null=True, blank=True)
+    tags = models.JSONField(default=list)
+    created_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    evicted_at_ms = models.BigIntegerField()
+    archive_retention_ms = models.BigIntegerField()
+    expires_at_ms = models.GeneratedField(
+        expression=models.F("evicted_at_ms") + models.F("archive_retention_ms"),
+        output_field=models.BigIntegerField(),
+        db_persist=True,
+    )
+
+    class Meta:
+        db_table = "headgate_job_archive_held"
+        verbose_name = "held archived job"
+        ordering = ["-evicted_at_ms"]
+        indexes = [models.Index(fields=["job_id"], name="headgate_held_job_idx")]
+
+    def __str__(self):
+        return f"{self.task} [{self.terminal_state}] {self.job_id} (held)"
+
+
+class Erasure(models.Model):
+    """One erasure of a data subject's payloads by tag (GDPR article 17): who asked, when, why,
+    and how many rows of each table were blanked. ``finished_at`` is NULL while it runs (a killed
+    erasure is resumed by running it again, which completes this row)."""
+
+    tag = models.CharField(max_length=100)
+    reason = models.TextField()
+    requested_by = models.CharField(max_length=150)
+    override_hold = models.BooleanField(default=False)
+    #: Rows blanked per table: ``{"headgate_job": n, "headgate_job_archive": n, ...}``.
+    counts = models.JSONField(default=dict)
+    #: Where a killed erasure resumes: the last key done per table (internal).
+    cursor = models.JSONField(default=dict)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "headgate_erasure"
+        ordering = ["-id"]
+
+    def __str__(self):
+        return f"erasure {self.pk} of tag {self.tag}"

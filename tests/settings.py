@@ -92,6 +92,9 @@ if os.environ.get("HG_TEST_MAX_SNOOZES"):
     HEADGATE["MAX_SNOOZES"] = int(os.environ["HG_TEST_MAX_SNOOZES"])
 if os.environ.get("HG_TEST_STARTUP_TIMEOUT"):
     HEADGATE["WORKER"] = {"STARTUP_TIMEOUT": float(os.environ["HG_TEST_STARTUP_TIMEOUT"])}
+# Erasure subprocesses of the kill-and-resume test (tests/compliance) take small batches.
+if os.environ.get("HG_TEST_ERASURE_BATCH_SIZE"):
+    HEADGATE["ERASURE"] = {"BATCH_SIZE": int(os.environ["HG_TEST_ERASURE_BATCH_SIZE"])}
 # Worker subprocesses whose signal receivers raise BaseExceptions (tests/testapp/raising_receivers.py).
 if os.environ.get("HG_TEST_RAISING_RECEIVERS"):
     HEADGATE["TASK_MODULES"] = [*HEADGATE["TASK_MODULES"], "tests.testapp.raising_receivers"]

@@ -1,7 +1,7 @@
 """Headgate's Django admin (DESIGN §9), registered on the default admin site.
 
 Importing this package registers every page: job inspection and the dashboard (``jobs``),
-the policy pages (``policies``) and the read-only archive audit (``archive``).
+the policy pages (``policies``) the read-only archive audit (``archive``) the legal holds (``legal_holds``) and the erasure records (``erasures``).
 """
 
-from . import archive, jobs, policies  # noqa: F401  (registration happens at import)
+from . import archive, erasures, jobs, legal_holds, policies  # noqa: F401  (registration happens at import)

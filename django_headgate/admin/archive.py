@@ -27,12 +27,13 @@ from ..models import ArchivedJob
 from . import summaries
 from .display import WITHHELD, error_summaries, format_ms, json_block
 from .guards import AllowListedLookups, ViewPermissionFirst
+from .legal_holds import mark_held
 from .paging import ProbeChangeList, ProbePaginator, requested_page
 
 #: Columns the audit list reads; no payload, no errors.
 LIST_COLUMNS = (
     "archive_id", "job_id", "queue", "task", "terminal_state", "attempts", "finished_at",
-    "evicted_at_ms", "archive_retention_ms",
+    "evicted_at_ms", "archive_retention_ms", "tags",
 )
 #: Columns never loaded except by an explicit reveal.
 PAYLOAD_COLUMNS = ("args", "kwargs", "result", "fingerprint")
@@ -96,11 +97,15 @@ class ArchiveChangeList(ProbeChangeList):
     def get_queryset(self, request, exclude_parameters=None):
         return super().get_queryset(request, exclude_parameters).only(*LIST_COLUMNS)
 
+    def get_results(self, request):
+        super().get_results(request)
+        mark_held(self.result_list, self.queryset.db)  # the "held" column (DESIGN §18)
+
 
 class ArchivedJobAdmin(AllowListedLookups, ViewPermissionFirst, admin.ModelAdmin):
     list_display = (
         "job_id", "task", "queue", "terminal_state", "attempts", "finished_at", "evicted_at",
-        "kept_until",
+        "kept_until", "held",
     )
     list_filter = (ArchiveQueueFilter, EvictionMonthFilter, "terminal_state")
     filterable_fields = FILTERABLE_FIELDS
@@ -157,6 +162,10 @@ class ArchivedJobAdmin(AllowListedLookups, ViewPermissionFirst, admin.ModelAdmin
     @admin.display(description="evicted at", ordering="evicted_at_ms")
     def evicted_at(self, archived):
         return format_ms(archived.evicted_at_ms)
+
+    @admin.display(description="legal hold", boolean=True)
+    def held(self, archived):
+        return getattr(archived, "is_held", False)
 
     @admin.display(description="kept until at least")
     def kept_until(self, archived):

@@ -12,7 +12,12 @@ refuses, raising :class:`ArchivePruneRefused` with a ``reason`` code, unless:
    for at most 10 seconds);
 3. the month has ended by the store clock (``month_not_closed``);
 4. every row of the partition satisfies ``evicted_at_ms + archive_retention_ms <= store now``
-   (``rows_not_expired``: one probe of the ``expires_at_ms`` index).
+   (``rows_not_expired``: one probe of the ``expires_at_ms`` index);
+5. the rows a legal hold covers number at most ``ARCHIVE_PRUNE.HOLD_MOVE_LIMIT``
+   (``too_many_held``). Those rows are moved into ``headgate_job_archive_held`` right before the
+   TRUNCATE, under the same partition lock: one transaction on PostgreSQL and SQLite; on
+   MySQL/MariaDB (whose TRUNCATE PARTITION is DDL and commits) the copy commits first, under the
+   same table lock, and a copy left by a crash before the TRUNCATE is skipped by the next prune.
 
 Checks 3 and 4 and the TRUNCATE run while the partition is held against writers: sweeps that were
 writing into the month have committed before the check (so it sees their rows), and a closed
@@ -44,6 +49,7 @@ MONTH_NOT_CLOSED = "month_not_closed"
 ROWS_NOT_EXPIRED = "rows_not_expired"
 LOCKED = "locked"
 INSUFFICIENT_PRIVILEGE = "insufficient_privilege"
+TOO_MANY_HELD = "too_many_held"
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,8 @@ class PruneResult:
     partition: str
     dry_run: bool
     store_now_ms: int
+    #: Rows a legal hold covers: moved to headgate_job_archive_held (or, dry run, to be moved).
+    held_rows: int = 0
 
     @property
     def pruned(self):
@@ -65,7 +73,7 @@ def prune_archive_month(month, *, dry_run=False, using=None, log_refusal=True):
 
     ``dry_run``: check eligibility only, change nothing. Raises ArchivePruneRefused (``reason``:
     invalid_month, outside_horizon, locked, month_not_closed, rows_not_expired,
-    insufficient_privilege; on MySQL also in_transaction) and changes nothing; the input is
+    too_many_held, insufficient_privilege; on MySQL also in_transaction) and changes nothing; the input is
     parsed against the closed month grammar before any SQL runs."""
     store = get_store(using or get_settings().database)  # the vendor's store: no statement yet
     try:
@@ -78,7 +86,9 @@ def prune_archive_month(month, *, dry_run=False, using=None, log_refusal=True):
             guard = nullcontext() if dry_run else store.archive_partition_locked(partition, PARTITION_LOCK_SECONDS)
             with guard:
                 now_ms = _check_prunable(store, partition)
+                held_rows = _check_held_rows(store, partition)
                 if not dry_run:
+                    store.move_held_archive_rows(partition)
                     store.truncate_archive_partition(partition)
     except DatabaseError as exc:
         if not is_insufficient_privilege(exc, store.alias):
@@ -93,8 +103,8 @@ def prune_archive_month(month, *, dry_run=False, using=None, log_refusal=True):
         raise
     logger.info("Archive month %s %s.", partition.key, "may be pruned" if dry_run else "pruned",
                 extra={"action": "archive_prune_checked" if dry_run else "archive_pruned",
-                       "month": partition.key})
-    return PruneResult(partition.key, partition.table_name, dry_run, now_ms)
+                       "month": partition.key, "rows": held_rows})
+    return PruneResult(partition.key, partition.table_name, dry_run, now_ms, held_rows)
 
 
 def _log_refusal(month, refusal, log_refusal):
@@ -102,6 +112,19 @@ def _log_refusal(month, refusal, log_refusal):
         logger.warning("Archive month %r not pruned (%s): %s", month, refusal.reason, refusal.message,
                        extra={"action": "archive_prune_refused", "reason": refusal.reason,
                               "month": month if isinstance(month, str) and len(month) <= 16 else None})
+
+
+def _check_held_rows(store, partition):
+    """Raise ArchivePruneRefused when more held rows than HOLD_MOVE_LIMIT would move; return them."""
+    limit = get_settings().archive_prune_hold_move_limit
+    held_rows = store.count_held_archive_rows(partition)
+    if held_rows > limit:
+        raise ArchivePruneRefused(
+            f"Archive month {partition.key} holds {held_rows} rows under a legal hold, more than "
+            f"HEADGATE['ARCHIVE_PRUNE']['HOLD_MOVE_LIMIT'] ({limit}) moves in one prune.",
+            reason=TOO_MANY_HELD, month=partition.key, held_rows=held_rows,
+        )
+    return held_rows
 
 
 def _check_prunable(store, partition):

@@ -14,6 +14,7 @@ from datetime import datetime
 from ..store.archive_layout import prepared_layout
 from ..values.durations import describe_duration
 from . import health, reader
+from .compliance import compliance_report
 from .horizon import horizon_report
 from .periodic import periodic_report
 
@@ -129,6 +130,12 @@ def periodic_section(ctx):
     return Section("periodic", "Periodic tasks", data, lines)
 
 
+def compliance_section(ctx):
+    """Legal holds in force, held archive rows and unfinished erasures (:mod:`.compliance`)."""
+    data, lines, warnings = compliance_report(ctx)
+    return Section("compliance", "Compliance", data, lines, warnings)
+
+
 #: The report, in order. Append a builder to add a section.
 SECTIONS = [jobs_section, workers_section, archive_section, horizon_section, maintenance_section, health_section,
-            periodic_section]
+            periodic_section, compliance_section]

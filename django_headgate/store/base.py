@@ -1,7 +1,8 @@
 """The store contract: what every vendor supplies, shared value conversions and the store clock.
 
 :class:`BaseStore` is assembled from one contract class per section (``contract/jobs.py``,
-``contract/heartbeats.py``, ``contract/sweep.py``, ``contract/worker.py``, ``contract/errors.py``).
+``contract/heartbeats.py``, ``contract/sweep.py``, ``contract/worker.py``, ``contract/compliance.py``,
+``contract/errors.py``).
 Each section declares
 
 - methods marked :func:`~.contract.vendor_supplies`: the operations a vendor must implement;
@@ -29,6 +30,7 @@ from django.db.models import UUIDField
 from ..conf import transaction_pooled
 from ..exceptions import StaleLease
 from .contract import contract_gaps, runs, vendor_supplies
+from .contract.compliance import ComplianceContract
 from .contract.errors import ErrorsContract
 from .contract.heartbeats import HeartbeatsContract
 from .contract.jobs import JobsContract
@@ -43,7 +45,8 @@ def lock_key(name):
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
 
 
-class BaseStore(JobsContract, HeartbeatsContract, SweepContract, WorkerContract, ErrorsContract):
+class BaseStore(JobsContract, HeartbeatsContract, SweepContract, WorkerContract, ComplianceContract,
+                ErrorsContract):
     """Contract for one database alias. A vendor subclass sets ``vendor`` and ``statements``.
 
     ``statements`` is a tuple of the vendor's statement modules; their ``SQL_*`` constants are

@@ -61,8 +61,9 @@ RESCUE_SELECT = (
     "WHERE state = 'running' AND lease_expires_at < {now} ORDER BY lease_expires_at LIMIT %s {lock}"
 )
 RELEASE_LEASE = "lease_owner = NULL, lease_expires_at = NULL"
-# Expired terminal rows (headgate_job_expires_idx); non-terminal rows never qualify.
-SWEEP_ELIGIBLE = f"state IN {TERMINAL_STATES_SQL} AND expires_at <= {{now}}"
+# Expired terminal rows (headgate_job_expires_idx); non-terminal rows never qualify, nor rows a
+# legal hold covers ({job_held}: store/holds.held_condition for headgate_job, DESIGN §18).
+SWEEP_ELIGIBLE = f"state IN {TERMINAL_STATES_SQL} AND expires_at <= {{now}} AND NOT {{job_held}}"
 
 # Fenced progress write ({value}: the bound JSON, cast where the vendor needs it).
 SET_PROGRESS = "UPDATE headgate_job SET progress = {value} WHERE " + FENCED

@@ -16,6 +16,13 @@ from .archive_layout import prepared_layout
 
 #: What the runtime role holds on every Headgate table and archive partition.
 RUNTIME_PRIVILEGES = ("SELECT", "INSERT", "UPDATE", "DELETE")
+#: What the retention role needs besides the archive's months (DESIGN §18): a prune reads the
+#: legal holds and moves the held rows of the month into the held table.
+RETENTION_HOLD_PRIVILEGES = {
+    "headgate_legal_hold": ("SELECT",),
+    "headgate_legal_hold_job": ("SELECT",),
+    "headgate_job_archive_held": ("SELECT", "INSERT"),
+}
 
 
 def model_tables():

@@ -12,7 +12,7 @@ from django.db import DatabaseError, connections
 
 from ..exceptions import HeadgateError
 from .mysql.errors import ACCESS_DENIED
-from .privileges import RUNTIME_PRIVILEGES, Finding, model_tables
+from .privileges import RETENTION_HOLD_PRIVILEGES, RUNTIME_PRIVILEGES, Finding, model_tables
 
 ARCHIVE_TABLE = "headgate_job_archive"
 # The connected account and database.
@@ -101,6 +101,9 @@ class MySQLPrivileges:
             "-- which needs DROP on the archive table: the measured minimum).",
             f"GRANT SELECT, DROP ON {self.q(database)}.{self.q(ARCHIVE_TABLE)} TO {retention};",
             f"GRANT LOCK TABLES ON {db} TO {retention};",
+            "-- and the legal holds it reads and the held rows it moves before a TRUNCATE.",
+            *(f"GRANT {', '.join(privileges)} ON {self.q(database)}.{self.q(table)} TO {retention};"
+              for table, privileges in RETENTION_HOLD_PRIVILEGES.items()),
         ]
         return lines
 
@@ -178,7 +181,7 @@ class MySQLPrivileges:
         found = []
         # information_schema.TABLES lists only tables the account has a privilege on: the
         # retention account sees the archive alone.
-        expected = [ARCHIVE_TABLE] if profile == "retention" else tables
+        expected = [ARCHIVE_TABLE, *RETENTION_HOLD_PRIVILEGES] if profile == "retention" else tables
         absent = [table for table in expected if table not in existing]
         if absent:
             found.append(Finding("missing", "table", ", ".join(absent), "run migrate first"))
@@ -192,8 +195,9 @@ class MySQLPrivileges:
             needed = {table: RUNTIME_PRIVILEGES for table in tables}
             excess = {table: DDL_PRIVILEGES for table in tables}
         else:
-            needed = {ARCHIVE_TABLE: ("SELECT", "DROP")}
-            excess = {table: RETENTION_DML + (() if table == ARCHIVE_TABLE else ("DROP",))
+            needed = {ARCHIVE_TABLE: ("SELECT", "DROP"), **RETENTION_HOLD_PRIVILEGES}
+            excess = {table: tuple(p for p in RETENTION_DML if p not in RETENTION_HOLD_PRIVILEGES.get(table, ()))
+                      + (() if table == ARCHIVE_TABLE else ("DROP",))
                       + ("CREATE", "ALTER", "INDEX", "TRIGGER") for table in tables}
             if "LOCK TABLES" not in schema_p:
                 found.append(Finding("missing", "LOCK TABLES", f"{db} (database level)",

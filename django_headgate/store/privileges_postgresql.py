@@ -11,7 +11,9 @@ from django.db import connections
 
 from ..exceptions import HeadgateError
 from .postgresql.errors import INSUFFICIENT_PRIVILEGE
-from .privileges import RUNTIME_PRIVILEGES, Finding, archive_month_tables, archive_partition_tables, model_tables
+from .privileges import (
+    RETENTION_HOLD_PRIVILEGES, RUNTIME_PRIVILEGES, Finding, archive_month_tables, archive_partition_tables, model_tables,
+)
 
 # Who is connected, in which database and schema, and the schema privileges that matter.
 SQL_SESSION = """
@@ -107,6 +109,9 @@ class PostgreSQLPrivileges:
             "-- retention: prune_archive_month (TRUNCATE of a closed monthly partition).",
             f"GRANT USAGE ON SCHEMA {s} TO {retention};",
             f"GRANT SELECT, TRUNCATE ON TABLE {self._tables(months)} TO {retention};",
+            "-- and the legal holds it reads and the held rows it moves before a TRUNCATE.",
+            *(f"GRANT {', '.join(privileges)} ON TABLE {self.q(table)} TO {retention};"
+              for table, privileges in RETENTION_HOLD_PRIVILEGES.items()),
             "",
             "-- Partitions headgate_archive_horizon creates later take the grants of those they",
             "-- follow (a new month: the last prepared month's and the edge's; the new edge: the old",
@@ -138,6 +143,9 @@ class PostgreSQLPrivileges:
             needed, tables = ("OWNER",), every
         held = self._privileges(every)
         found = self._missing(needed, tables, held, u)
+        if profile == "retention":
+            for table, privileges in RETENTION_HOLD_PRIVILEGES.items():
+                found += self._missing(privileges, [table], held, u)
         if not usage:
             found.insert(1 if found and found[0].privilege == "table" else 0,
                          Finding("missing", "USAGE", f"schema {s}", f"GRANT USAGE ON SCHEMA {s} TO {u};"))
@@ -203,7 +211,8 @@ class PostgreSQLPrivileges:
             excess = {privilege: every for privilege in ("TRUNCATE", "TRIGGER", "OWNER")}
         else:
             months = set(archive_month_tables(self.alias))
-            excess = {privilege: every for privilege in RETENTION_EXCESS}
+            excess = {privilege: [table for table in every if privilege not in RETENTION_HOLD_PRIVILEGES.get(table, ())]
+                      for privilege in RETENTION_EXCESS}
             excess["TRUNCATE"] = [table for table in every if table not in months]
         found = []
         for privilege, tables in excess.items():

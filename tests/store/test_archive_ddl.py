@@ -71,3 +71,15 @@ def test_the_archive_copy_and_move_write_every_stored_column():
     stored = [field.column for field in ArchivedJob._meta.concrete_fields
               if not isinstance(field, models.GeneratedField)]
     assert sorted(ARCHIVE_COLUMNS.split(", ")) == sorted(stored)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_held_table_has_the_archives_columns():
+    """A prune moves held rows with ``ARCHIVE_COLUMNS`` into ``headgate_job_archive_held``
+    (migration 0011): the two tables must agree column for column, as the vendor reports them."""
+    archive, held = columns(ARCHIVE_TABLE), columns("headgate_job_archive_held")
+    assert sorted(held) == sorted(archive)
+    differing = {name: {"archive": archive[name], "held": held[name]} for name in archive
+                 if {k: v for k, v in archive[name].items() if k != "name"}
+                 != {k: v for k, v in held[name].items() if k != "name"}}
+    assert differing == {}

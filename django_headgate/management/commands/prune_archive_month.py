@@ -3,6 +3,7 @@
 Exit status: 0 when the month was pruned (with ``--dry-run``: when it may be pruned now); 1 when
 the prune was refused, with ``refused (<reason>): <why>`` on stderr. Reason codes:
 ``invalid_month``, ``outside_horizon``, ``locked``, ``month_not_closed``, ``rows_not_expired``,
+``too_many_held`` (more held rows than ARCHIVE_PRUNE.HOLD_MOVE_LIMIT),
 ``insufficient_privilege`` (and ``in_transaction`` on MySQL). Alert on a non-zero exit.
 """
 

@@ -9,6 +9,7 @@ from django.db import OperationalError
 from ...exceptions import ArchivePruneRefused
 from ..archive_layout import prepared_layout
 from ..fragments import SQL_SWEEP_DELETE, SWEEP_ARCHIVE, SWEEP_SELECT  # noqa: F401
+from .compliance import JOB_HELD
 from .errors import ER_LOCK_WAIT_TIMEOUT
 from .jobs import NOW
 
@@ -16,7 +17,9 @@ from .jobs import NOW
 # time zone involved, unlike UNIX_TIMESTAMP(NOW())).
 NOW_MS = f"(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', {NOW}) DIV 1000)"
 
-SQL_SWEEP_SELECT = SWEEP_SELECT.format(now=NOW, queue_filter="{queue_filter}", lock="FOR UPDATE SKIP LOCKED")
+SQL_SWEEP_SELECT = SWEEP_SELECT.format(
+    now=NOW, queue_filter="{queue_filter}", lock="FOR UPDATE SKIP LOCKED", job_held=JOB_HELD,
+)
 # Copy the locked rows of archived queues. {archive_id}: UUID() for a native uuid column
 # (MariaDB >= 10.7), else its 32 hex digits.
 SQL_SWEEP_ARCHIVE = SWEEP_ARCHIVE.format(
@@ -37,8 +40,13 @@ SQL_ARCHIVE_HAS_UNEXPIRED = (
 SQL_GET_LOCK_WAIT_TIMEOUT = "SELECT @@SESSION.lock_wait_timeout"
 # Set (or restore) the session's lock_wait_timeout, whole seconds.
 SQL_SET_LOCK_WAIT_TIMEOUT = "SET SESSION lock_wait_timeout = %s"
-# Hold the archive against writers until UNLOCK TABLES (waits at most lock_wait_timeout).
-SQL_LOCK_ARCHIVE = "LOCK TABLES headgate_job_archive WRITE"
+# Hold the archive against writers until UNLOCK TABLES (waits at most lock_wait_timeout); a
+# prune also moves held rows (compliance.SQL_MOVE_HELD_ARCHIVE_ROWS), so the held table and the
+# hold tables are locked with it (under LOCK TABLES no other table can be read).
+SQL_LOCK_ARCHIVE = (
+    "LOCK TABLES headgate_job_archive WRITE, headgate_job_archive_held WRITE, "
+    "headgate_legal_hold READ, headgate_legal_hold_job READ"
+)
 # Release LOCK TABLES.
 SQL_UNLOCK_TABLES = "UNLOCK TABLES"
 # Prune a month: empty its partition at once (under LOCK TABLES).

@@ -5,7 +5,7 @@ Statements live in the section modules (``jobs``, ``heartbeats``, ``sweep``, ``w
 methods that run them."""
 
 from ..base import BaseStore
-from . import heartbeats, jobs, sweep, worker
+from . import compliance, heartbeats, jobs, sweep, worker
 from .errors import PostgreSQLErrors
 from .heartbeats import PostgreSQLHeartbeats
 from .hot import PostgreSQLHotStatements
@@ -17,7 +17,7 @@ from .worker import PostgreSQLWorker
 class PostgreSQLStore(PostgreSQLJobs, PostgreSQLHeartbeats, PostgreSQLSweep, PostgreSQLWorker,
                       PostgreSQLHotStatements, PostgreSQLErrors, BaseStore):
     vendor = "postgresql"
-    statements = (jobs, heartbeats, sweep, worker)
+    statements = (jobs, heartbeats, sweep, worker, compliance)
     supports_listen_notify = True
 
     def set_statement_budget(self, seconds, lock_seconds, *, local=False):

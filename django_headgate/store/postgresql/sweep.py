@@ -9,6 +9,7 @@ from ...exceptions import ArchivePruneRefused
 from ..archive_layout import prepared_layout
 from ..fragments import ARCHIVE_COLUMNS, SWEEP_ELIGIBLE, TERMINAL_STATES_SQL
 from ..records import SweepBatch
+from .compliance import JOB_HELD
 from .errors import LOCK_NOT_AVAILABLE
 
 # The store clock in integer milliseconds (now() is the transaction's start: one value per batch).
@@ -21,7 +22,7 @@ NOW_MS = "floor(extract(epoch FROM now()) * 1000)::bigint"
 SQL_SWEEP = f"""
 WITH batch AS (
     SELECT id FROM headgate_job
-    WHERE {SWEEP_ELIGIBLE.format(now="now()")} {{queue_filter}}
+    WHERE {SWEEP_ELIGIBLE.format(now="now()", job_held=JOB_HELD)} {{queue_filter}}
     ORDER BY expires_at
     LIMIT %s
     FOR UPDATE SKIP LOCKED

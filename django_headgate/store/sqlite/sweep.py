@@ -8,6 +8,7 @@ from django.db import OperationalError
 from ...exceptions import ArchivePruneRefused
 from ..archive_layout import PARTITIONS, partition_for_ms
 from ..fragments import SQL_SWEEP_DELETE, SWEEP_ARCHIVE, SWEEP_SELECT  # noqa: F401
+from .compliance import JOB_HELD
 from .errors import BUSY
 from .jobs import NOW
 
@@ -16,7 +17,9 @@ NOW_MS = "CAST((julianday('now') - 2440587.5) * 86400000.0 + 0.5 AS INTEGER)"
 
 # SQLite's single writer stands in for SKIP LOCKED; a concurrent write makes a later step fail,
 # not diverge.
-SQL_SWEEP_SELECT = SWEEP_SELECT.format(now=NOW, queue_filter="{queue_filter}", lock="")
+SQL_SWEEP_SELECT = SWEEP_SELECT.format(
+    now=NOW, queue_filter="{queue_filter}", lock="", job_held=JOB_HELD,
+)
 SQL_SWEEP_ARCHIVE = SWEEP_ARCHIVE.format(
     archive_id="lower(hex(randomblob(16)))", now_ms=NOW_MS, retention_ms="p.archive_retention / 1000",
     ids="{ids}",

@@ -142,8 +142,10 @@ SELECT EXISTS (SELECT 1 FROM headgate_job_archive PARTITION (`p202501`) WHERE ex
 SELECT @@SESSION.lock_wait_timeout
 
 -- name: mysql.sweep.SQL_LOCK_ARCHIVE --
--- Hold the archive against writers until UNLOCK TABLES (waits at most lock_wait_timeout).
-LOCK TABLES headgate_job_archive WRITE
+-- Hold the archive against writers until UNLOCK TABLES (waits at most lock_wait_timeout); a
+-- prune also moves held rows (compliance.SQL_MOVE_HELD_ARCHIVE_ROWS), so the held table and the
+-- hold tables are locked with it (under LOCK TABLES no other table can be read).
+LOCK TABLES headgate_job_archive WRITE, headgate_job_archive_held WRITE, headgate_legal_hold READ, headgate_legal_hold_job READ
 
 -- name: mysql.sweep.SQL_NOW_MS --
 -- Store clock in integer milliseconds (as evicted_at_ms).
@@ -169,7 +171,7 @@ DELETE FROM headgate_job WHERE id IN (%s, %s, %s) AND state IN ('succeeded', 'de
 -- name: mysql.sweep.SQL_SWEEP_SELECT --
 -- Sweep step "select": expired terminal rows, oldest expiry first (headgate_job_expires_idx);
 -- {lock} skips rows locked by others where the vendor can; {queue_filter}: see queue_filter().
-SELECT id FROM headgate_job WHERE state IN ('succeeded', 'dead', 'cancelled') AND expires_at <= UTC_TIMESTAMP(6) AND queue = %s ORDER BY expires_at LIMIT %s FOR UPDATE SKIP LOCKED
+SELECT id FROM headgate_job WHERE state IN ('succeeded', 'dead', 'cancelled') AND expires_at <= UTC_TIMESTAMP(6) AND NOT EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (JSON_CONTAINS(headgate_job.tags, JSON_QUOTE(headgate_legal_hold.tag)) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job.id))) AND queue = %s ORDER BY expires_at LIMIT %s FOR UPDATE SKIP LOCKED
 
 -- name: mysql.sweep.SQL_TRUNCATE_ARCHIVE_PARTITION --
 -- Prune a month: empty its partition at once (under LOCK TABLES).
@@ -250,6 +252,68 @@ SET SESSION idle_transaction_timeout = %s
 -- name: mysql.worker.SQL_SNOOZE --
 -- Snooze one job (fenced): available again after a bound duration, attempt not spent.
 UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = UTC_TIMESTAMP(6) + INTERVAL %s MICROSECOND, snoozes = COALESCE(snoozes, 0) + 1, started_at = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+
+-- name: mysql.compliance.SQL_BLANK_ARCHIVE --
+-- Blank one archived row's payloads (primary key, so one partition).
+UPDATE headgate_job_archive SET args = %s, kwargs = %s, result = NULL, errors = %s WHERE archive_id = %s AND evicted_at_ms = %s
+
+-- name: mysql.compliance.SQL_BLANK_HELD --
+-- Blank one held row's payloads (primary key).
+UPDATE headgate_job_archive_held SET args = %s, kwargs = %s, result = NULL, errors = %s WHERE archive_id = %s AND evicted_at_ms = %s
+
+-- name: mysql.compliance.SQL_BLANK_JOB --
+-- Blank one hot row's payloads (primary key).
+UPDATE headgate_job SET args = %s, kwargs = %s, result = NULL, output = NULL, progress = NULL, errors = %s WHERE id = %s
+
+-- name: mysql.compliance.SQL_COUNT_HELD_ARCHIVE_ROWS --
+-- Held rows of one archive partition ({partition}: a quoted name from archive_layout).
+SELECT count(*) FROM headgate_job_archive PARTITION (`p202501`) WHERE EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (JSON_CONTAINS(headgate_job_archive.tags, JSON_QUOTE(headgate_legal_hold.tag)) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive.job_id)))
+
+-- name: mysql.compliance.SQL_COUNT_HELD_TAGGED --
+-- Rows carrying the tag under a legal hold, in the three tables.
+SELECT (SELECT count(*) FROM headgate_job WHERE JSON_CONTAINS(headgate_job.tags, JSON_QUOTE(%s)) AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (JSON_CONTAINS(headgate_job.tags, JSON_QUOTE(headgate_legal_hold.tag)) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job.id)))) + (SELECT count(*) FROM headgate_job_archive WHERE JSON_CONTAINS(headgate_job_archive.tags, JSON_QUOTE(%s)) AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (JSON_CONTAINS(headgate_job_archive.tags, JSON_QUOTE(headgate_legal_hold.tag)) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive.job_id)))) + (SELECT count(*) FROM headgate_job_archive_held WHERE JSON_CONTAINS(headgate_job_archive_held.tags, JSON_QUOTE(%s)) AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (JSON_CONTAINS(headgate_job_archive_held.tags, JSON_QUOTE(headgate_legal_hold.tag)) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive_held.job_id))))
+
+-- name: mysql.compliance.SQL_DELETE_HELD_ROWS --
+-- Delete held-table rows by primary key.
+DELETE FROM headgate_job_archive_held WHERE archive_id IN (%s, %s, %s)
+
+-- name: mysql.compliance.SQL_MOVE_HELD_ARCHIVE_ROWS --
+-- Copy the held rows of one partition into the held table (under LOCK TABLES, before its
+-- TRUNCATE PARTITION); a row copied by an interrupted earlier prune is left as it is.
+INSERT IGNORE INTO headgate_job_archive_held (archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, result, tags, created_at, finished_at, evicted_at_ms, archive_retention_ms)
+SELECT archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, result, tags, created_at, finished_at, evicted_at_ms, archive_retention_ms FROM headgate_job_archive PARTITION (`p202501`) WHERE EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (JSON_CONTAINS(headgate_job_archive.tags, JSON_QUOTE(headgate_legal_hold.tag)) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive.job_id)))
+
+-- name: mysql.compliance.SQL_SELECT_ARCHIVED_COPIES --
+-- Archived copies of listed jobs swept before their erasure (headgate_archive_job_idx).
+SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive WHERE job_id IN (%s, %s, %s)
+
+-- name: mysql.compliance.SQL_SELECT_ENDED_JOBS --
+-- Listed jobs an erasure waited for that have ended (primary key).
+SELECT id, errors FROM headgate_job WHERE id IN (%s, %s, %s) AND state IN ('succeeded', 'dead', 'cancelled')
+
+-- name: mysql.compliance.SQL_SELECT_ERASABLE_ARCHIVE --
+-- Archived rows (every partition) carrying the tag, after a cursor, in archive_id order.
+SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive WHERE JSON_CONTAINS(headgate_job_archive.tags, JSON_QUOTE(%s))  AND archive_id > %s ORDER BY archive_id LIMIT %s
+
+-- name: mysql.compliance.SQL_SELECT_ERASABLE_HELD --
+-- Held rows carrying the tag, after a cursor, in archive_id order.
+SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive_held WHERE JSON_CONTAINS(headgate_job_archive_held.tags, JSON_QUOTE(%s))  AND archive_id > %s ORDER BY archive_id LIMIT %s
+
+-- name: mysql.compliance.SQL_SELECT_ERASABLE_JOB --
+-- Terminal hot rows carrying the tag, after a cursor, in primary-key order.
+SELECT id, errors FROM headgate_job WHERE JSON_CONTAINS(headgate_job.tags, JSON_QUOTE(%s)) AND state IN ('succeeded', 'dead', 'cancelled') AND id > %s ORDER BY id LIMIT %s
+
+-- name: mysql.compliance.SQL_SELECT_PRESENT_JOBS --
+-- Listed jobs still in the hot table (primary key).
+SELECT id FROM headgate_job WHERE id IN (%s, %s, %s)
+
+-- name: mysql.compliance.SQL_SELECT_RELEASED_HELD_ROWS --
+-- Held-table rows no unreleased hold covers any more (after a release), a batch of them.
+SELECT archive_id FROM headgate_job_archive_held WHERE NOT EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (JSON_CONTAINS(headgate_job_archive_held.tags, JSON_QUOTE(headgate_legal_hold.tag)) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive_held.job_id))) LIMIT %s
+
+-- name: mysql.compliance.SQL_SELECT_UNFINISHED_TAGGED --
+-- Hot rows carrying the tag that wait or run (erased when they end), a bounded list of ids.
+SELECT id FROM headgate_job WHERE JSON_CONTAINS(headgate_job.tags, JSON_QUOTE(%s)) AND state NOT IN ('succeeded', 'dead', 'cancelled') LIMIT %s
 
 -- name: mysql.SQL_GET_STATEMENT_BUDGET_MARIADB --
 -- Lock waits in whole seconds: lock_wait_timeout for metadata and table locks, InnoDB's for rows.

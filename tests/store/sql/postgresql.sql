@@ -232,7 +232,7 @@ SELECT set_config('lock_timeout', %s, true)
 -- {queue_filter} is one of the two below.
 WITH batch AS (
     SELECT id FROM headgate_job
-    WHERE state IN ('succeeded', 'dead', 'cancelled') AND expires_at <= now() AND queue = %s
+    WHERE state IN ('succeeded', 'dead', 'cancelled') AND expires_at <= now() AND NOT EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (headgate_job.tags @> jsonb_build_array(headgate_legal_hold.tag::text) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job.id))) AND queue = %s
     ORDER BY expires_at
     LIMIT %s
     FOR UPDATE SKIP LOCKED
@@ -255,7 +255,7 @@ SELECT (SELECT count(*) FROM evicted), (SELECT count(*) FROM archived)
 -- Every queue but those the caller sets aside (one array parameter, so one prepared statement).
 WITH batch AS (
     SELECT id FROM headgate_job
-    WHERE state IN ('succeeded', 'dead', 'cancelled') AND expires_at <= now() AND queue <> ALL(%s::text[])
+    WHERE state IN ('succeeded', 'dead', 'cancelled') AND expires_at <= now() AND NOT EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (headgate_job.tags @> jsonb_build_array(headgate_legal_hold.tag::text) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job.id))) AND queue <> ALL(%s::text[])
     ORDER BY expires_at
     LIMIT %s
     FOR UPDATE SKIP LOCKED
@@ -278,7 +278,7 @@ SELECT (SELECT count(*) FROM evicted), (SELECT count(*) FROM archived)
 -- One queue swept on its own (its cleanup_batch_limit).
 WITH batch AS (
     SELECT id FROM headgate_job
-    WHERE state IN ('succeeded', 'dead', 'cancelled') AND expires_at <= now() AND queue = %s
+    WHERE state IN ('succeeded', 'dead', 'cancelled') AND expires_at <= now() AND NOT EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (headgate_job.tags @> jsonb_build_array(headgate_legal_hold.tag::text) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job.id))) AND queue = %s
     ORDER BY expires_at
     LIMIT %s
     FOR UPDATE SKIP LOCKED
@@ -488,6 +488,69 @@ SELECT set_config('enable_bitmapscan', 'off', false), set_config('enable_seqscan
 -- Snooze one job (fenced, skipping a row someone else holds): available again after a bound
 -- number of seconds, attempt not spent.
 UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = now() + make_interval(secs => %s), snoozes = COALESCE(snoozes, 0) + 1, started_at = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE id = (SELECT id FROM headgate_job WHERE id = %s AND fence = %s AND state = 'running' FOR UPDATE SKIP LOCKED)
+
+-- name: postgresql.compliance.SQL_BLANK_ARCHIVE --
+-- Blank one archived row's payloads (primary key, so one partition).
+UPDATE headgate_job_archive SET args = %s::jsonb, kwargs = %s::jsonb, result = NULL, errors = %s::jsonb WHERE archive_id = %s AND evicted_at_ms = %s
+
+-- name: postgresql.compliance.SQL_BLANK_HELD --
+-- Blank one held row's payloads (primary key).
+UPDATE headgate_job_archive_held SET args = %s::jsonb, kwargs = %s::jsonb, result = NULL, errors = %s::jsonb WHERE archive_id = %s AND evicted_at_ms = %s
+
+-- name: postgresql.compliance.SQL_BLANK_JOB --
+-- Blank one hot row's payloads (primary key).
+UPDATE headgate_job SET args = %s::jsonb, kwargs = %s::jsonb, result = NULL, output = NULL, progress = NULL, errors = %s::jsonb WHERE id = %s
+
+-- name: postgresql.compliance.SQL_COUNT_HELD_ARCHIVE_ROWS --
+-- Held rows of one archive child table ({table}: a quoted name from archive_layout).
+SELECT count(*) FROM "headgate_job_archive_202501" AS archived WHERE EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (archived.tags @> jsonb_build_array(headgate_legal_hold.tag::text) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = archived.job_id)))
+
+-- name: postgresql.compliance.SQL_COUNT_HELD_TAGGED --
+-- Rows carrying the tag under a legal hold, in the three tables.
+SELECT (SELECT count(*) FROM headgate_job WHERE headgate_job.tags @> jsonb_build_array(%s::text) AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (headgate_job.tags @> jsonb_build_array(headgate_legal_hold.tag::text) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job.id)))) + (SELECT count(*) FROM headgate_job_archive WHERE headgate_job_archive.tags @> jsonb_build_array(%s::text) AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (headgate_job_archive.tags @> jsonb_build_array(headgate_legal_hold.tag::text) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive.job_id)))) + (SELECT count(*) FROM headgate_job_archive_held WHERE headgate_job_archive_held.tags @> jsonb_build_array(%s::text) AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (headgate_job_archive_held.tags @> jsonb_build_array(headgate_legal_hold.tag::text) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive_held.job_id))))
+
+-- name: postgresql.compliance.SQL_DELETE_HELD_ROWS --
+-- Delete held-table rows by primary key.
+DELETE FROM headgate_job_archive_held WHERE archive_id IN (%s, %s, %s)
+
+-- name: postgresql.compliance.SQL_MOVE_HELD_ARCHIVE_ROWS --
+-- Copy the held rows of one child into the held table (before its TRUNCATE, same transaction);
+-- a row copied by an interrupted earlier prune is left as it is.
+INSERT INTO headgate_job_archive_held (archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, result, tags, created_at, finished_at, evicted_at_ms, archive_retention_ms)
+SELECT archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, result, tags, created_at, finished_at, evicted_at_ms, archive_retention_ms FROM "headgate_job_archive_202501" AS archived WHERE EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (archived.tags @> jsonb_build_array(headgate_legal_hold.tag::text) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = archived.job_id)))
+ON CONFLICT (archive_id) DO NOTHING
+
+-- name: postgresql.compliance.SQL_SELECT_ARCHIVED_COPIES --
+-- Archived copies of listed jobs swept before their erasure (headgate_archive_job_idx).
+SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive WHERE job_id IN (%s, %s, %s)
+
+-- name: postgresql.compliance.SQL_SELECT_ENDED_JOBS --
+-- Listed jobs an erasure waited for that have ended (primary key).
+SELECT id, errors FROM headgate_job WHERE id IN (%s, %s, %s) AND state IN ('succeeded', 'dead', 'cancelled')
+
+-- name: postgresql.compliance.SQL_SELECT_ERASABLE_ARCHIVE --
+-- Archived rows (every partition) carrying the tag, after a cursor, in archive_id order.
+SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive WHERE headgate_job_archive.tags @> jsonb_build_array(%s::text)  AND archive_id > %s ORDER BY archive_id LIMIT %s
+
+-- name: postgresql.compliance.SQL_SELECT_ERASABLE_HELD --
+-- Held rows carrying the tag, after a cursor, in archive_id order.
+SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive_held WHERE headgate_job_archive_held.tags @> jsonb_build_array(%s::text)  AND archive_id > %s ORDER BY archive_id LIMIT %s
+
+-- name: postgresql.compliance.SQL_SELECT_ERASABLE_JOB --
+-- Terminal hot rows carrying the tag, after a cursor, in primary-key order.
+SELECT id, errors FROM headgate_job WHERE headgate_job.tags @> jsonb_build_array(%s::text) AND state IN ('succeeded', 'dead', 'cancelled') AND id > %s ORDER BY id LIMIT %s
+
+-- name: postgresql.compliance.SQL_SELECT_PRESENT_JOBS --
+-- Listed jobs still in the hot table (primary key).
+SELECT id FROM headgate_job WHERE id IN (%s, %s, %s)
+
+-- name: postgresql.compliance.SQL_SELECT_RELEASED_HELD_ROWS --
+-- Held-table rows no unreleased hold covers any more (after a release), a batch of them.
+SELECT archive_id FROM headgate_job_archive_held WHERE NOT EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (headgate_job_archive_held.tags @> jsonb_build_array(headgate_legal_hold.tag::text) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive_held.job_id))) LIMIT %s
+
+-- name: postgresql.compliance.SQL_SELECT_UNFINISHED_TAGGED --
+-- Hot rows carrying the tag that wait or run (erased when they end), a bounded list of ids.
+SELECT id FROM headgate_job WHERE headgate_job.tags @> jsonb_build_array(%s::text) AND state NOT IN ('succeeded', 'dead', 'cancelled') LIMIT %s
 
 -- name: postgresql.SQL_GET_STATEMENT_BUDGET --
 -- The session's statement_timeout and lock_timeout, read before a budget is set and restored after.

@@ -149,7 +149,7 @@ DELETE FROM headgate_job WHERE id IN (%s, %s, %s) AND state IN ('succeeded', 'de
 -- name: sqlite.sweep.SQL_SWEEP_SELECT --
 -- SQLite's single writer stands in for SKIP LOCKED; a concurrent write makes a later step fail,
 -- not diverge.
-SELECT id FROM headgate_job WHERE state IN ('succeeded', 'dead', 'cancelled') AND expires_at <= strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now') AND queue = %s ORDER BY expires_at LIMIT %s
+SELECT id FROM headgate_job WHERE state IN ('succeeded', 'dead', 'cancelled') AND expires_at <= strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now') AND NOT EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (EXISTS (SELECT 1 FROM json_each(headgate_job.tags) WHERE json_each.value = headgate_legal_hold.tag) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job.id))) AND queue = %s ORDER BY expires_at LIMIT %s
 
 -- name: sqlite.sweep.SQL_TRUNCATE_ARCHIVE_PARTITION --
 -- Prune a month: delete its range (the archive is one plain table).
@@ -186,6 +186,68 @@ RETURNING id, abort_requested_at
 -- name: sqlite.worker.SQL_SNOOZE --
 -- Snooze one job (fenced): available again after a bound strftime modifier, attempt not spent.
 UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', %s), snoozes = COALESCE(snoozes, 0) + 1, started_at = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+
+-- name: sqlite.compliance.SQL_BLANK_ARCHIVE --
+-- Blank one archived row's payloads (primary key, so one partition).
+UPDATE headgate_job_archive SET args = %s, kwargs = %s, result = NULL, errors = %s WHERE archive_id = %s AND evicted_at_ms = %s
+
+-- name: sqlite.compliance.SQL_BLANK_HELD --
+-- Blank one held row's payloads (primary key).
+UPDATE headgate_job_archive_held SET args = %s, kwargs = %s, result = NULL, errors = %s WHERE archive_id = %s AND evicted_at_ms = %s
+
+-- name: sqlite.compliance.SQL_BLANK_JOB --
+-- Blank one hot row's payloads (primary key).
+UPDATE headgate_job SET args = %s, kwargs = %s, result = NULL, output = NULL, progress = NULL, errors = %s WHERE id = %s
+
+-- name: sqlite.compliance.SQL_COUNT_HELD_ARCHIVE_ROWS --
+-- Held rows of one month's range (headgate_archive_evicted_idx).
+SELECT count(*) FROM headgate_job_archive WHERE evicted_at_ms >= %s AND evicted_at_ms < %s AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (EXISTS (SELECT 1 FROM json_each(headgate_job_archive.tags) WHERE json_each.value = headgate_legal_hold.tag) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive.job_id)))
+
+-- name: sqlite.compliance.SQL_COUNT_HELD_TAGGED --
+-- Rows carrying the tag under a legal hold, in the three tables.
+SELECT (SELECT count(*) FROM headgate_job WHERE EXISTS (SELECT 1 FROM json_each(headgate_job.tags) WHERE json_each.value = %s) AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (EXISTS (SELECT 1 FROM json_each(headgate_job.tags) WHERE json_each.value = headgate_legal_hold.tag) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job.id)))) + (SELECT count(*) FROM headgate_job_archive WHERE EXISTS (SELECT 1 FROM json_each(headgate_job_archive.tags) WHERE json_each.value = %s) AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (EXISTS (SELECT 1 FROM json_each(headgate_job_archive.tags) WHERE json_each.value = headgate_legal_hold.tag) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive.job_id)))) + (SELECT count(*) FROM headgate_job_archive_held WHERE EXISTS (SELECT 1 FROM json_each(headgate_job_archive_held.tags) WHERE json_each.value = %s) AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (EXISTS (SELECT 1 FROM json_each(headgate_job_archive_held.tags) WHERE json_each.value = headgate_legal_hold.tag) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive_held.job_id))))
+
+-- name: sqlite.compliance.SQL_DELETE_HELD_ROWS --
+-- Delete held-table rows by primary key.
+DELETE FROM headgate_job_archive_held WHERE archive_id IN (%s, %s, %s)
+
+-- name: sqlite.compliance.SQL_MOVE_HELD_ARCHIVE_ROWS --
+-- Copy the held rows of one month into the held table (same transaction as the month's delete);
+-- a row copied by an interrupted earlier prune is left as it is.
+INSERT OR IGNORE INTO headgate_job_archive_held (archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, result, tags, created_at, finished_at, evicted_at_ms, archive_retention_ms)
+SELECT archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, result, tags, created_at, finished_at, evicted_at_ms, archive_retention_ms FROM headgate_job_archive WHERE evicted_at_ms >= %s AND evicted_at_ms < %s AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (EXISTS (SELECT 1 FROM json_each(headgate_job_archive.tags) WHERE json_each.value = headgate_legal_hold.tag) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive.job_id)))
+
+-- name: sqlite.compliance.SQL_SELECT_ARCHIVED_COPIES --
+-- Archived copies of listed jobs swept before their erasure (headgate_archive_job_idx).
+SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive WHERE job_id IN (%s, %s, %s)
+
+-- name: sqlite.compliance.SQL_SELECT_ENDED_JOBS --
+-- Listed jobs an erasure waited for that have ended (primary key).
+SELECT id, errors FROM headgate_job WHERE id IN (%s, %s, %s) AND state IN ('succeeded', 'dead', 'cancelled')
+
+-- name: sqlite.compliance.SQL_SELECT_ERASABLE_ARCHIVE --
+-- Archived rows (every partition) carrying the tag, after a cursor, in archive_id order.
+SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive WHERE EXISTS (SELECT 1 FROM json_each(headgate_job_archive.tags) WHERE json_each.value = %s)  AND archive_id > %s ORDER BY archive_id LIMIT %s
+
+-- name: sqlite.compliance.SQL_SELECT_ERASABLE_HELD --
+-- Held rows carrying the tag, after a cursor, in archive_id order.
+SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive_held WHERE EXISTS (SELECT 1 FROM json_each(headgate_job_archive_held.tags) WHERE json_each.value = %s)  AND archive_id > %s ORDER BY archive_id LIMIT %s
+
+-- name: sqlite.compliance.SQL_SELECT_ERASABLE_JOB --
+-- Terminal hot rows carrying the tag, after a cursor, in primary-key order.
+SELECT id, errors FROM headgate_job WHERE EXISTS (SELECT 1 FROM json_each(headgate_job.tags) WHERE json_each.value = %s) AND state IN ('succeeded', 'dead', 'cancelled') AND id > %s ORDER BY id LIMIT %s
+
+-- name: sqlite.compliance.SQL_SELECT_PRESENT_JOBS --
+-- Listed jobs still in the hot table (primary key).
+SELECT id FROM headgate_job WHERE id IN (%s, %s, %s)
+
+-- name: sqlite.compliance.SQL_SELECT_RELEASED_HELD_ROWS --
+-- Held-table rows no unreleased hold covers any more (after a release), a batch of them.
+SELECT archive_id FROM headgate_job_archive_held WHERE NOT EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (EXISTS (SELECT 1 FROM json_each(headgate_job_archive_held.tags) WHERE json_each.value = headgate_legal_hold.tag) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive_held.job_id))) LIMIT %s
+
+-- name: sqlite.compliance.SQL_SELECT_UNFINISHED_TAGGED --
+-- Hot rows carrying the tag that wait or run (erased when they end), a bounded list of ids.
+SELECT id FROM headgate_job WHERE EXISTS (SELECT 1 FROM json_each(headgate_job.tags) WHERE json_each.value = %s) AND state NOT IN ('succeeded', 'dead', 'cancelled') LIMIT %s
 
 -- name: sqlite.SQL_GET_BUSY_TIMEOUT --
 -- The connection's wait for the database lock, in milliseconds (SQLite has no statement
