@@ -115,6 +115,10 @@ class InvalidJobState(HeadgateError):
     """The job is not in a state that allows this operation."""
 
 
+class InvalidJobFilter(HeadgateError):
+    """The job filter is invalid: give ids, queue, task, state, tag or older_than with valid values."""
+
+
 class ArchivePruneRefused(HeadgateError):
     """The archive month was not pruned."""
 

@@ -1,0 +1,33 @@
+"""PostgreSQL store, operations section: the operator verbs by filter, one bounded batch per
+call (shapes in ``store/operation_fragments.py``); batches that make jobs due wake idle workers."""
+
+from ..operation_fragments import (
+    NEVER_RAN, NOT_YET_DUE, OPERATION_CANCEL, OPERATION_DISCARD, OPERATION_REQUEST_ABORT, OPERATION_RESCHEDULE,
+    OPERATION_RETRY, OPERATION_RUN_NOW, OPERATION_SELECT,
+)
+from . import jobs
+
+NOW = jobs.NOW
+
+# Lock a batch of matching jobs, skipping rows a worker holds (primary key order).
+SQL_OPERATION_SELECT = OPERATION_SELECT.format(lock="FOR UPDATE SKIP LOCKED")
+# Read a page of matching jobs without locking them (list, dry run).
+SQL_OPERATION_SELECT_UNLOCKED = OPERATION_SELECT.format(lock="")
+SQL_OPERATION_RETRY = OPERATION_RETRY.format(now=NOW, greatest="GREATEST")
+SQL_OPERATION_CANCEL = OPERATION_CANCEL.format(now=NOW, expires_now=jobs.EXPIRES_NOW.format(job="headgate_job"))
+SQL_OPERATION_REQUEST_ABORT = OPERATION_REQUEST_ABORT.format(now=NOW)
+SQL_OPERATION_RUN_NOW = OPERATION_RUN_NOW.format(now=NOW)
+SQL_OPERATION_RESCHEDULE = OPERATION_RESCHEDULE.format()
+SQL_OPERATION_DISCARD = OPERATION_DISCARD.format()
+
+
+class PostgreSQLOperations:
+    # The job carries the tag (jsonb containment).
+    FILTER_TAG = "AND tags @> jsonb_build_array(%s::text)"
+    # Created before the store clock plus a bound (negative) number of seconds.
+    FILTER_CREATED_BEFORE = "AND created_at < " + jobs.NOW_PLUS_SECONDS.format(seconds="%s")
+    ACTION_ELIGIBLE = {"run_now": NOT_YET_DUE.format(now=NOW), "discard": NEVER_RAN}
+
+    def wake_workers(self):
+        with self.cursor() as cursor:
+            cursor.execute(jobs.SQL_NOTIFY, [])
