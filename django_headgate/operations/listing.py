@@ -27,7 +27,7 @@ def count_matching(action, checked_filter, *, using=None):
         while True:
             ids = store.select_job_ids(part, states, after, size, action=action)
             total += len(ids)
-            if len(ids) < size:
+            if len(ids) < size or part.ids:
                 break
             after = store.from_db_uuid(ids[-1])
     return total

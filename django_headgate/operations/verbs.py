@@ -83,7 +83,7 @@ def apply_by_filter(action, checked_filter, *, run_at=None, using=None):
             batches += 1
             count += batch.changed + batch.abort_requested
             aborted += batch.abort_requested
-            if batch.selected < size:
+            if batch.selected < size or part.ids:  # a part names at most `size` ids
                 break
             after = batch.last_id
     logger.info("operator %s: %d jobs in %d batches", action, count, batches,
