@@ -62,6 +62,9 @@ class Job(models.Model):
     timeout = models.FloatField(null=True, blank=True)
     abort_requested_at = models.DateTimeField(null=True, blank=True)
     snoozes = models.IntegerField(null=True, blank=True)
+    # Someone waits for this job to end (headgate.wait()): on PostgreSQL a trigger sends a NOTIFY
+    # when such a job turns terminal; NULL (nobody waits) costs the acknowledgement nothing.
+    awaited = models.BooleanField(null=True, blank=True)
     fingerprint = models.CharField(max_length=64)
     progress = models.JSONField(null=True, blank=True)
     result = models.JSONField(null=True, blank=True)

@@ -3,6 +3,8 @@ batch per call (``store/operation_fragments.py``)."""
 
 from uuid import UUID
 
+from ...exceptions import UnsupportedOnVendor
+
 from ..fragments import placeholders
 from ..operation_fragments import FILTER_QUEUE, FILTER_TASK
 from ..records import OperationBatch
@@ -95,3 +97,10 @@ class OperationsContract:
 
     def wake_workers(self):
         """Wake idle workers for jobs just made due (PostgreSQL NOTIFY, on commit); others poll."""
+
+    def watch_job_end(self, job_id):
+        """A context manager for ``wait()`` where ``supports_listen_notify``: on a session of its
+        own it listens for the end of awaited jobs, marks ``job_id`` awaited (a job that ends
+        then sends a NOTIFY) and yields ``ended(seconds) -> bool``, True once that NOTIFY came.
+        Elsewhere raises ``UnsupportedOnVendor`` (wait() polls)."""
+        raise UnsupportedOnVendor(f"LISTEN/NOTIFY is not available on {self.vendor}.", vendor=self.vendor)

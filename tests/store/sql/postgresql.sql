@@ -142,6 +142,14 @@ WHERE id = %s AND state IN ('dead', 'cancelled') RETURNING state
 -- Fenced progress and output writes.
 UPDATE headgate_job SET progress = %s::jsonb WHERE id = %s AND fence = %s AND state = 'running'
 
+-- name: postgresql.operations.SQL_LISTEN_JOB_ENDED --
+-- wait(): subscribe the waiter's own session to the end of awaited jobs (migration 0010's trigger).
+LISTEN headgate_job_ended
+
+-- name: postgresql.operations.SQL_MARK_AWAITED --
+-- wait(): mark a job that has not ended as awaited, so that its end sends a NOTIFY (primary key).
+UPDATE headgate_job SET awaited = TRUE WHERE id = %s AND awaited IS NULL AND state NOT IN ('succeeded', 'dead', 'cancelled')
+
 -- name: postgresql.operations.SQL_OPERATION_CANCEL --
 -- Cancel the selected jobs that wait (primary key; still available).
 UPDATE headgate_job SET state = 'cancelled', finished_at = now(), expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class), lease_owner = NULL, lease_expires_at = NULL WHERE id IN (%s, %s, %s) AND state = 'available'

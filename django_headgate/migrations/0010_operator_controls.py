@@ -1,0 +1,53 @@
+"""Operator controls (DESIGN §16): ``headgate_job.awaited`` and, on PostgreSQL, the trigger that
+wakes ``headgate.wait()``.
+
+``awaited``: set by a waiter on PostgreSQL; a nullable column added at the end (no table rewrite
+on PostgreSQL or MariaDB). The trigger fires only for rows whose ``awaited`` is true turning
+terminal (its WHEN clause is checked without calling the function), so jobs nobody waits for
+send no NOTIFY. Other vendors poll and get no trigger. Never edit once published.
+"""
+
+from django.db import migrations, models
+
+# The channel headgate.wait() listens on; the payload is the job id.
+CREATE_FUNCTION = """
+CREATE FUNCTION headgate_notify_job_ended() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('headgate_job_ended', NEW.id::text);
+    RETURN NULL;
+END
+$$
+"""
+CREATE_TRIGGER = """
+CREATE TRIGGER headgate_job_ended AFTER UPDATE OF state ON headgate_job
+FOR EACH ROW WHEN (NEW.awaited AND NEW.state IN ('succeeded', 'dead', 'cancelled')
+                   AND OLD.state IS DISTINCT FROM NEW.state)
+EXECUTE FUNCTION headgate_notify_job_ended()
+"""
+DROP_TRIGGER = "DROP TRIGGER IF EXISTS headgate_job_ended ON headgate_job"
+DROP_FUNCTION = "DROP FUNCTION IF EXISTS headgate_notify_job_ended()"
+
+
+def create_trigger(apps, schema_editor):
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute(CREATE_FUNCTION)
+        schema_editor.execute(CREATE_TRIGGER)
+
+
+def drop_trigger(apps, schema_editor):
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute(DROP_TRIGGER)
+        schema_editor.execute(DROP_FUNCTION)
+
+
+class Migration(migrations.Migration):
+    dependencies = [("headgate", "0008_job_control_columns")]
+
+    operations = [
+        migrations.AddField(
+            model_name="job",
+            name="awaited",
+            field=models.BooleanField(blank=True, null=True),
+        ),
+        migrations.RunPython(create_trigger, drop_trigger),
+    ]
