@@ -13,6 +13,7 @@ class HeadgateConfig(AppConfig):
         from .backends import checks as tasks_backend_checks  # noqa: F401  (headgate.E020)
         from .backends.tasks import register_runner
         from .conf import validate_settings
+        from .operations.tracing import connect_tracing
         from .policies import register_after_migrate
         from .registry.tasks import discover_tasks
 
@@ -24,3 +25,4 @@ class HeadgateConfig(AppConfig):
         values, _ = validate_settings()
         register_runner()  # the Django Tasks runner: registered from here, the core never imports backends/
         discover_tasks(values["task_modules"])
+        connect_tracing()  # HEADGATE["TRACING"]: the consumer spans' receivers, only when on

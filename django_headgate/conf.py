@@ -130,6 +130,8 @@ FIELDS = (
     Field(("SWEEP", "INTERVAL"), MINUTE, "duration", 1, DAY, "Cadence of the retention sweep."),
     Field(("SWEEP", "BATCH_SIZE"), 500, "int", 50, 10_000, "Expired jobs removed per batch."),
     *_duty_fields("SWEEP"),
+    Field(("TRACING",), False, "bool",
+          doc="OpenTelemetry spans at enqueue and per attempt (needs the [otel] extra)."),
     Field(("OPERATIONS", "BATCH_SIZE"), 500, "int", 1, 10_000,
           "Jobs one operator verb (retry_jobs, headgate_jobs, admin actions) changes per batch."),
     Field(("ARCHIVE_PRUNE", "ENABLED"), False, "bool", doc="Prune expired closed archive months."),

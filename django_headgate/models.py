@@ -65,6 +65,8 @@ class Job(models.Model):
     # Someone waits for this job to end (headgate.wait()): on PostgreSQL a trigger sends a NOTIFY
     # when such a job turns terminal; NULL (nobody waits) costs the acknowledgement nothing.
     awaited = models.BooleanField(null=True, blank=True)
+    # enqueue(meta=): the caller's small JSON dict (trace context, request id), not payload.
+    meta = models.JSONField(null=True, blank=True)
     fingerprint = models.CharField(max_length=64)
     progress = models.JSONField(null=True, blank=True)
     result = models.JSONField(null=True, blank=True)

@@ -153,7 +153,7 @@ class JobAdmin(AllowListedLookups, ViewPermissionFirst, admin.ModelAdmin):
     def get_fieldsets(self, request, obj=None):
         fieldsets = [
             (None, {"fields": (("id", "state"), ("task", "queue", "priority"),
-                               ("tags", "unique_key", "retention_class"))}),
+                               ("tags", "unique_key", "retention_class"), "meta_display")}),
             ("Timing", {"fields": (("created_at", "run_at"), ("started_at", "finished_at", "expires_at"))}),
             ("Attempts and lease", {"fields": (("attempts", "max_attempts", "fence"),
                                                ("lease_owner", "lease_expires_at"),
@@ -172,6 +172,10 @@ class JobAdmin(AllowListedLookups, ViewPermissionFirst, admin.ModelAdmin):
                 ("Payload", {"fields": ("payload_withheld",)}),
             ]
         return fieldsets
+
+    @admin.display(description="meta")
+    def meta_display(self, job):
+        return "-" if job.meta is None else json_block(job.meta)  # the caller's context, not payload
 
     @admin.display(description="progress")
     def progress_display(self, job):

@@ -1,6 +1,7 @@
 """Operator controls (DESIGN §16): ``headgate_job.awaited`` and, on PostgreSQL, the trigger that
-wakes ``headgate.wait()``.
+wakes ``headgate.wait()``; ``headgate_job.meta`` (``enqueue(meta=)``).
 
+``meta``: the caller's small JSON dict, NULL when none (a nullable column added at the end).
 ``awaited``: set by a waiter on PostgreSQL; a nullable column added at the end (no table rewrite
 on PostgreSQL or MariaDB). The trigger fires only for rows whose ``awaited`` is true turning
 terminal (its WHEN clause is checked without calling the function), so jobs nobody waits for
@@ -48,6 +49,11 @@ class Migration(migrations.Migration):
             model_name="job",
             name="awaited",
             field=models.BooleanField(blank=True, null=True),
+        ),
+        migrations.AddField(
+            model_name="job",
+            name="meta",
+            field=models.JSONField(blank=True, null=True),
         ),
         migrations.RunPython(create_trigger, drop_trigger),
     ]

@@ -33,6 +33,12 @@ OPERATION_RESCHEDULE = "UPDATE headgate_job SET run_at = %s WHERE id IN ({{ids}}
 # Delete the selected jobs that never ran (primary key; the rule is checked again).
 OPERATION_DISCARD = "DELETE FROM headgate_job WHERE id IN ({{ids}}) AND state IN ({{states}}) {{eligible}}"
 
+# enqueue(meta=): the meta of a job just inserted, in the enqueue's transaction (primary key; an
+# idempotent replay's holder keeps its own; {value}: the bound JSON, cast where the vendor needs it).
+SET_JOB_META = "UPDATE headgate_job SET meta = {value} WHERE id = %s AND meta IS NULL AND attempts = 0"
+# current_job().meta and the consumer span: the meta of one job (primary key).
+SQL_READ_JOB_META = "SELECT meta FROM headgate_job WHERE id = %s"
+
 # A job that never ran: no attempt spent, never snoozed (discard deletes only these).
 NEVER_RAN = "AND attempts = 0 AND snoozes IS NULL"
 # A waiting job not yet due (run-now changes only these).

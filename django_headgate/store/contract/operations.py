@@ -1,6 +1,7 @@
 """Store contract, operations section: the operator verbs by filter (DESIGN §16), one bounded
 batch per call (``store/operation_fragments.py``)."""
 
+import json
 from uuid import UUID
 
 from ...exceptions import UnsupportedOnVendor
@@ -94,6 +95,25 @@ class OperationsContract:
                 cursor.execute(self.sql.SQL_OPERATION_REQUEST_ABORT.format(**fields), list(ids))
                 aborted = cursor.rowcount
         return changed, aborted
+
+    @runs("SQL_SET_JOB_META")
+    def set_job_meta(self, job_id, meta_json):
+        """Store the meta of a job just inserted (caller's transaction); False when the job
+        already had one or has run (an idempotent replay's holder: nothing changes)."""
+        with self.cursor() as cursor:
+            cursor.execute(self.sql.SQL_SET_JOB_META, [meta_json, self.db_uuid(job_id)])
+            return cursor.rowcount == 1
+
+    @runs("SQL_READ_JOB_META")
+    def read_job_meta(self, job_id):
+        """The job's meta as a dict ({} when it has none or is gone)."""
+        with self.cursor() as cursor:
+            cursor.execute(self.sql.SQL_READ_JOB_META, [self.db_uuid(job_id)])
+            row = cursor.fetchone()
+        value = row[0] if row else None
+        if isinstance(value, str):
+            value = json.loads(value)
+        return value or {}
 
     def wake_workers(self):
         """Wake idle workers for jobs just made due (PostgreSQL NOTIFY, on commit); others poll."""

@@ -14,6 +14,7 @@ from ..operation_fragments import (
     NEVER_RAN, NOT_YET_DUE, OPERATION_CANCEL, OPERATION_DISCARD, OPERATION_REQUEST_ABORT, OPERATION_RESCHEDULE,
     OPERATION_RETRY, OPERATION_RUN_NOW, OPERATION_SELECT,
 )
+from ..operation_fragments import SET_JOB_META, SQL_READ_JOB_META  # noqa: F401  (a statement here)
 from . import jobs
 
 NOW = jobs.NOW
@@ -28,6 +29,7 @@ SQL_OPERATION_REQUEST_ABORT = OPERATION_REQUEST_ABORT.format(now=NOW)
 SQL_OPERATION_RUN_NOW = OPERATION_RUN_NOW.format(now=NOW)
 SQL_OPERATION_RESCHEDULE = OPERATION_RESCHEDULE.format()
 SQL_OPERATION_DISCARD = OPERATION_DISCARD.format()
+SQL_SET_JOB_META = SET_JOB_META.format(value="%s::jsonb")
 
 # wait(): subscribe the waiter's own session to the end of awaited jobs (migration 0010's trigger).
 SQL_LISTEN_JOB_ENDED = "LISTEN headgate_job_ended"

@@ -183,6 +183,15 @@ SELECT id FROM headgate_job WHERE state IN (%s, %s) AND attempts = 0 AND snoozes
 -- Read a page of matching jobs without locking them (list, dry run).
 SELECT id FROM headgate_job WHERE state IN (%s, %s) AND attempts = 0 AND snoozes IS NULL AND id > %s AND queue = %s ORDER BY id LIMIT %s
 
+-- name: operation_fragments.SQL_READ_JOB_META --
+-- current_job().meta and the consumer span: the meta of one job (primary key).
+SELECT meta FROM headgate_job WHERE id = %s
+
+-- name: postgresql.operations.SQL_SET_JOB_META --
+-- enqueue(meta=): the meta of a job just inserted, in the enqueue's transaction (primary key; an
+-- idempotent replay's holder keeps its own; {value}: the bound JSON, cast where the vendor needs it).
+UPDATE headgate_job SET meta = %s::jsonb WHERE id = %s AND meta IS NULL AND attempts = 0
+
 -- name: fragments.SQL_DELETE_HEARTBEAT --
 -- Delete our own heartbeat row on a clean exit (primary key + instance).
 DELETE FROM headgate_worker_heartbeat WHERE worker_id = %s AND instance_id = %s
