@@ -115,6 +115,10 @@ class InvalidJobState(HeadgateError):
     """The job is not in a state that allows this operation."""
 
 
+class UnknownSchedule(HeadgateError):
+    """No periodic schedule has this name (HEADGATE['PERIODIC'] or @headgate.task(cron=...))."""
+
+
 class JobWaitTimeout(HeadgateError):
     """The job did not end within the time wait() was given (``job_id``, ``timeout`` say which)."""
 

@@ -296,6 +296,8 @@ class PeriodicTick(models.Model):
     first_seen_at = models.DateTimeField()
     last_tick_at = models.DateTimeField(null=True, blank=True)
     last_job_id = models.UUIDField(null=True, blank=True)
+    # Paused by an operator (store clock): the duty enqueues none of its ticks until resumed.
+    paused_at = models.DateTimeField(null=True, blank=True)
 
     objects = PeriodicTickQuerySet.as_manager()
 

@@ -18,6 +18,7 @@ every button is written to the admin log (one ``LogEntry`` per job; one per list
 
 import json
 import uuid
+from functools import partial
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
@@ -30,6 +31,7 @@ from ..exceptions import HeadgateError
 from ..models import Job, JobState
 from .bulk_actions import BulkJobActions, matching_count
 from .dashboard import dashboard_view
+from .periodic import periodic_operate_view, periodic_view
 from .display import WITHHELD, compact_datetime, error_blocks, error_summaries, json_block, text_block
 from .guards import AllowListedLookups, ViewPermissionFirst
 from .paging import ProbeChangeList, ProbePaginator, requested_page
@@ -278,6 +280,9 @@ class JobAdmin(BulkJobActions, AllowListedLookups, ViewPermissionFirst, admin.Mo
         wrap = self.admin_site.admin_view
         return [
             path("dashboard/", wrap(self.dashboard), name="headgate_dashboard"),
+            path("periodic/", wrap(partial(periodic_view, self)), name="headgate_periodic"),
+            path("periodic/<str:name>/<str:operation>/", wrap(partial(periodic_operate_view, self)),
+                 name="headgate_periodic_operate"),
             path("<path:object_id>/retry/", wrap(self.operate_view),
                  {"operation": "retry"}, name="headgate_job_retry"),
             path("<path:object_id>/cancel/", wrap(self.operate_view),

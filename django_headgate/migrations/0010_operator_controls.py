@@ -2,6 +2,7 @@
 wakes ``headgate.wait()``; ``headgate_job.meta`` (``enqueue(meta=)``).
 
 ``meta``: the caller's small JSON dict, NULL when none (a nullable column added at the end).
+``headgate_periodic_tick.paused_at``: when an operator paused the schedule (NULL: running).
 ``awaited``: set by a waiter on PostgreSQL; a nullable column added at the end (no table rewrite
 on PostgreSQL or MariaDB). The trigger fires only for rows whose ``awaited`` is true turning
 terminal (its WHEN clause is checked without calling the function), so jobs nobody waits for
@@ -54,6 +55,11 @@ class Migration(migrations.Migration):
             model_name="job",
             name="meta",
             field=models.JSONField(blank=True, null=True),
+        ),
+        migrations.AddField(
+            model_name="periodictick",
+            name="paused_at",
+            field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.RunPython(create_trigger, drop_trigger),
     ]
