@@ -231,7 +231,8 @@ class ArchivedJob(models.Model):
             # Prune check: does any row of a month have expires_at_ms > store now?
             models.Index(fields=["expires_at_ms"], name="headgate_archive_expires_idx"),
         ]
-        permissions = [("view_archive_payload", "Can reveal archived job payloads")]
+        permissions = [("view_archive_payload", "Can reveal archived job payloads"),
+                       ("replay_archived_job", "Can replay an archived job as a new job")]
 
     def __str__(self):
         return f"{self.task} [{self.terminal_state}] {self.job_id} (archived)"

@@ -3,6 +3,7 @@ wakes ``headgate.wait()``; ``headgate_job.meta`` (``enqueue(meta=)``).
 
 ``meta``: the caller's small JSON dict, NULL when none (a nullable column added at the end).
 ``headgate_periodic_tick.paused_at``: when an operator paused the schedule (NULL: running).
+The ``replay_archived_job`` permission (admin replay of an archived job, with ``view_job_payload``).
 ``awaited``: set by a waiter on PostgreSQL; a nullable column added at the end (no table rewrite
 on PostgreSQL or MariaDB). The trigger fires only for rows whose ``awaited`` is true turning
 terminal (its WHEN clause is checked without calling the function), so jobs nobody waits for
@@ -46,6 +47,15 @@ class Migration(migrations.Migration):
     dependencies = [("headgate", "0008_job_control_columns")]
 
     operations = [
+        migrations.AlterModelOptions(
+            name="archivedjob",
+            options={
+                "ordering": ["-evicted_at_ms"],
+                "permissions": [("view_archive_payload", "Can reveal archived job payloads"),
+                                ("replay_archived_job", "Can replay an archived job as a new job")],
+                "verbose_name": "archived job",
+            },
+        ),
         migrations.AddField(
             model_name="job",
             name="awaited",
