@@ -13,15 +13,15 @@ from . import runs
 
 #: The first keyset position: every id sorts after it.
 FIRST_ID = UUID(int=0)
-#: Statements of each action's write (``cancel`` also requests the abort of running jobs).
+#: Each action's write: its statement, and whether it binds the states (``{states}``) after the ids
+#: (``cancel`` also requests the abort of running jobs: SQL_OPERATION_REQUEST_ABORT).
 ACTION_STATEMENTS = {
-    "retry": "SQL_OPERATION_RETRY",
-    "cancel": "SQL_OPERATION_CANCEL",
-    "run_now": "SQL_OPERATION_RUN_NOW",
-    "reschedule": "SQL_OPERATION_RESCHEDULE",
-    "discard": "SQL_OPERATION_DISCARD",
+    "retry": ("SQL_OPERATION_RETRY", True),
+    "cancel": ("SQL_OPERATION_CANCEL", False),
+    "run_now": ("SQL_OPERATION_RUN_NOW", False),
+    "reschedule": ("SQL_OPERATION_RESCHEDULE", False),
+    "discard": ("SQL_OPERATION_DISCARD", True),
 }
-
 
 class OperationsContract:
     #: ``AND <the job carries the tag %s>`` and ``AND created_at < <now + the bound duration>``.
@@ -46,7 +46,7 @@ class OperationsContract:
             params.append(self.duration_param(-job_filter.older_than))
         return " ".join(parts), params
 
-    @runs("SQL_OPERATION_SELECT")
+    @runs("SQL_OPERATION_SELECT", "SQL_OPERATION_SELECT_UNLOCKED")
     def select_job_ids(self, job_filter, states, after_id, limit, *, action=None, lock=False):
         """Up to ``limit`` ids of jobs matching ``job_filter`` in ``states`` (and ``action``'s
         rule) after the keyset position ``after_id`` (None: from the start), by primary key.
@@ -62,8 +62,7 @@ class OperationsContract:
             return [row[0] for row in cursor.fetchall()]
 
     @runs("SQL_OPERATION_RETRY", "SQL_OPERATION_CANCEL", "SQL_OPERATION_REQUEST_ABORT",
-          "SQL_OPERATION_RUN_NOW", "SQL_OPERATION_RESCHEDULE", "SQL_OPERATION_DISCARD",
-          "SQL_OPERATION_SELECT_UNLOCKED")
+          "SQL_OPERATION_RUN_NOW", "SQL_OPERATION_RESCHEDULE", "SQL_OPERATION_DISCARD")
     def apply_action(self, action, job_filter, states, after_id, limit, *, run_at=None):
         """One bounded batch of ``action`` (``retry``, ``cancel``, ``run_now``, ``reschedule``
         to ``run_at``, ``discard``) in its own transaction: lock up to ``limit`` matching jobs in
@@ -84,11 +83,11 @@ class OperationsContract:
         """``(changed, abort_requested)`` of ``action``'s write of the locked ``ids``."""
         fields = {"ids": placeholders(len(ids)), "states": placeholders(len(states)),
                   "eligible": self.ACTION_ELIGIBLE.get(action, "")}
+        statement, binds_states = ACTION_STATEMENTS[action]
+        head = [self.db_datetime(run_at)] if action == "reschedule" else []  # SET run_at = %s
         with self.cursor() as cursor:
-            sql = getattr(self.sql, ACTION_STATEMENTS[action]).format(**fields)
-            head = [self.db_datetime(run_at)] if action == "reschedule" else []
-            tail = list(states) if "{states}" in getattr(self.sql, ACTION_STATEMENTS[action]) else []
-            cursor.execute(sql, [*head, *ids, *tail])
+            cursor.execute(getattr(self.sql, statement).format(**fields),
+                           [*head, *ids, *(states if binds_states else ())])
             changed = cursor.rowcount
             aborted = 0
             if action == "cancel" and "running" in states:

@@ -70,3 +70,13 @@ def test_run_now_and_discard_batches_keep_to_their_rules(store):
     assert discarded.changed == 2
     assert set(Job.objects.values_list("id", flat=True)) == {ran_before.id}
     assert due.id not in set(Job.objects.values_list("id", flat=True))
+
+
+def test_job_meta_is_set_once_on_a_job_that_never_ran_and_read_back(store):
+    fresh = JobFactory()
+    ran = JobFactory(attempts=1)
+    assert store.set_job_meta(fresh.id, '{"request_id": "r-1"}')
+    assert not store.set_job_meta(fresh.id, '{"request_id": "r-2"}')  # the first meta is kept
+    assert not store.set_job_meta(ran.id, '{"request_id": "r-3"}')
+    assert store.read_job_meta(fresh.id) == {"request_id": "r-1"}
+    assert store.read_job_meta(ran.id) == {}
