@@ -41,6 +41,9 @@ def wait(job_id, timeout=None, *, using=None):
         raise WaitInsideTransaction(f"wait({job_id}) inside a transaction would never see the job end.",
                                     job_id=job_id)
     deadline = None if limit is None else time.monotonic() + limit
+    finished = _finished_job(job_id, using)
+    if finished is not None:
+        return finished  # no listener needed
     store = get_store(using)
     if store.supports_listen_notify and not store.transaction_pooled:
         with store.watch_job_end(job_id) as ended:
@@ -61,17 +64,23 @@ def _wait_on_own_thread(job_id, timeout, using):
         connections[using or get_settings().database].close()
 
 
+def _finished_job(job_id, using):
+    """The job when it is terminal, None while it is not; JobNotFound when there is no such job."""
+    job = Job.objects.using(using).filter(pk=job_id).first()
+    if job is None:
+        raise JobNotFound(f"No hot job has id {job_id}.", job_id=job_id)
+    return job if job.state in TERMINAL_STATES else None
+
+
 def _wait_until_ended(job_id, using, deadline, timeout, pause):
     tries = 0
     while True:
-        job = Job.objects.using(using).filter(pk=job_id).first()
-        if job is None:
-            raise JobNotFound(f"No hot job has id {job_id}.", job_id=job_id)
-        if job.state in TERMINAL_STATES:
+        job = _finished_job(job_id, using)
+        if job is not None:
             return job
         left = RECHECK_SECONDS if deadline is None else deadline - time.monotonic()
         if left <= 0:
-            raise JobWaitTimeout(f"Job {job_id} did not end within {timeout} s (it is {job.state}).",
+            raise JobWaitTimeout(f"Job {job_id} did not end within {timeout} s.",
                                  job_id=job_id, timeout=timeout)
         pause(min(left, RECHECK_SECONDS), tries)
         tries += 1
