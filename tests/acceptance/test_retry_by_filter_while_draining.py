@@ -1,6 +1,7 @@
 """25,000 dead jobs retried by filter in batches of 500 while a worker process drains a backlog
 and then the retried jobs: no statement the retry runs touches more than 500 rows, the worker's
-progress goes on during the retry, and every job then runs exactly once."""
+progress goes on during the retry (PostgreSQL, MariaDB: SQLite's single writer may hold the
+worker until the batches are done), and every job then runs exactly once."""
 
 import re
 
@@ -33,7 +34,7 @@ class StatementLog:
         return result
 
 
-def test_retry_jobs_by_filter_is_bounded_while_a_worker_drains(spawn):
+def test_retry_jobs_by_filter_is_bounded_while_a_worker_drains(spawn, vendor):
     headgate.enqueue_many([headgate.JobSpec("tests.testapp.tasks.noop") for _ in range(JOBS)])
     Job.objects.update(state="dead", attempts=3, max_attempts=3, finished_at=timezone.now())  # set-up only
     headgate.enqueue_many([headgate.JobSpec("tests.testapp.tasks.add", args=(n, 1)) for n in range(BACKLOG)])
@@ -56,7 +57,9 @@ def test_retry_jobs_by_filter_is_bounded_while_a_worker_drains(spawn):
             assert re.search(r"LIMIT %s", sql) and params[-1] == BATCH, sql
         else:
             assert len(params) <= BATCH + 2, sql  # the ids, then the two states
-    assert before < BACKLOG and after > before, "the worker drains while the retry goes on"
+    assert before < BACKLOG
+    if vendor != "sqlite":  # one writer at a time there: the worker may wait out the batches
+        assert after > before, "the worker drains while the retry goes on (row locks, not a table lock)"
 
     wait_for(lambda: succeeded.count() == JOBS + BACKLOG, timeout=400, interval=1, message="every job to run")
     assert set(Job.objects.filter(task="tests.testapp.tasks.noop").values_list("attempts", flat=True)) == {4}
