@@ -11,6 +11,7 @@ from .exceptions import InvalidJobState, JobNotFound
 from .jobs.enqueue import enqueue_job, enqueue_jobs
 from .jobs.new_jobs import JobSpec, check_job_id
 from .models import Job
+from .operations.meta import check_meta, enqueue_with_meta
 from .store import get_store
 
 __all__ = ["JobSpec", "cancel", "enqueue", "enqueue_many", "get_job", "retry"]
@@ -18,7 +19,7 @@ __all__ = ["JobSpec", "cancel", "enqueue", "enqueue_many", "get_job", "retry"]
 
 def enqueue(task, args=(), kwargs=None, *, queue=None, priority=None, run_at=None, delay=None,
             unique_key=None, job_id=None, max_attempts=None, retention_class=None,
-            retain_forever=False, tags=(), using=None, unique_until="evicted", timeout=None):
+            retain_forever=False, tags=(), using=None, unique_until="evicted", timeout=None, meta=None):
     """Enqueue one job in the caller's transaction and return its ``Job``.
 
     ``task`` must be registered (``@headgate.task``, ``HEADGATE["TASK_MODULES"]``), else
@@ -30,12 +31,16 @@ def enqueue(task, args=(), kwargs=None, *, queue=None, priority=None, run_at=Non
     terminal (``"finished"``, see ``jobs/unique_modes.py``); keys starting ``periodic:`` are the
     periodic schedules' and refused here (``InvalidUniqueKey``). ``timeout`` (seconds or a
     timedelta, 0.1 s to 7 days; default the task's option, else none) limits each attempt: at the
-    deadline the attempt fails with ``JobTimeout`` (docs/job-control.md). Raises a
-    ``HeadgateError`` subclass for bad input, before any row is written.
+    deadline the attempt fails with ``JobTimeout`` (docs/job-control.md). ``meta``: a small dict
+    for the caller (trace context, request id; not payload), read back as ``current_job().meta``
+    (operations/meta.py). Raises a ``HeadgateError`` subclass for bad input, before any row is
+    written.
     """
     spec = JobSpec(task, args, kwargs or {}, queue, priority, run_at, delay, max_attempts,
                    retention_class, retain_forever, tags, job_id, timeout)
-    return enqueue_job(spec, unique_key, unique_until, using)
+    check_meta(meta)
+    return enqueue_with_meta(lambda: enqueue_job(spec, unique_key, unique_until, using), task, queue, meta,
+                             using or get_settings().database)
 
 
 def enqueue_many(specs, *, using=None):

@@ -14,6 +14,7 @@ class HeadgateConfig(AppConfig):
         from .backends.tasks import register_runner
         from .compliance.pending import connect_pending_erasures
         from .conf import validate_settings
+        from .operations.tracing import connect_tracing
         from .policies import register_after_migrate
         from .registry.tasks import discover_tasks
 
@@ -26,3 +27,4 @@ class HeadgateConfig(AppConfig):
         register_runner()  # the Django Tasks runner: registered from here, the core never imports backends/
         discover_tasks(values["task_modules"])
         connect_pending_erasures()  # jobs an erasure waited for are erased after each sweep pass
+        connect_tracing()  # HEADGATE["TRACING"]: the consumer spans' receivers, only when on

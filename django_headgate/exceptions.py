@@ -115,6 +115,22 @@ class InvalidJobState(HeadgateError):
     """The job is not in a state that allows this operation."""
 
 
+class UnknownSchedule(HeadgateError):
+    """No periodic schedule has this name (HEADGATE['PERIODIC'] or @headgate.task(cron=...))."""
+
+
+class JobWaitTimeout(HeadgateError):
+    """The job did not end within the time wait() was given (``job_id``, ``timeout`` say which)."""
+
+
+class WaitInsideTransaction(HeadgateError):
+    """wait() cannot run inside a transaction on the Headgate database: it would not see the job end."""
+
+
+class InvalidJobFilter(HeadgateError):
+    """The job filter is invalid: give ids, queue, task, state, tag or older_than with valid values."""
+
+
 class ArchivePruneRefused(HeadgateError):
     """The archive month was not pruned."""
 

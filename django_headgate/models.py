@@ -65,6 +65,11 @@ class Job(models.Model):
     timeout = models.FloatField(null=True, blank=True)
     abort_requested_at = models.DateTimeField(null=True, blank=True)
     snoozes = models.IntegerField(null=True, blank=True)
+    # Someone waits for this job to end (headgate.wait()): on PostgreSQL a trigger sends a NOTIFY
+    # when such a job turns terminal; NULL (nobody waits) costs the acknowledgement nothing.
+    awaited = models.BooleanField(null=True, blank=True)
+    # enqueue(meta=): the caller's small JSON dict (trace context, request id), not payload.
+    meta = models.JSONField(null=True, blank=True)
     fingerprint = models.CharField(max_length=64)
     progress = models.JSONField(null=True, blank=True)
     result = models.JSONField(null=True, blank=True)
@@ -229,7 +234,8 @@ class ArchivedJob(models.Model):
             # Prune check: does any row of a month have expires_at_ms > store now?
             models.Index(fields=["expires_at_ms"], name="headgate_archive_expires_idx"),
         ]
-        permissions = [("view_archive_payload", "Can reveal archived job payloads")]
+        permissions = [("view_archive_payload", "Can reveal archived job payloads"),
+                       ("replay_archived_job", "Can replay an archived job as a new job")]
 
     def __str__(self):
         return f"{self.task} [{self.terminal_state}] {self.job_id} (archived)"
@@ -294,6 +300,8 @@ class PeriodicTick(models.Model):
     first_seen_at = models.DateTimeField()
     last_tick_at = models.DateTimeField(null=True, blank=True)
     last_job_id = models.UUIDField(null=True, blank=True)
+    # Paused by an operator (store clock): the duty enqueues none of its ticks until resumed.
+    paused_at = models.DateTimeField(null=True, blank=True)
 
     objects = PeriodicTickQuerySet.as_manager()
 

@@ -81,7 +81,7 @@ HEADGATE = {
     "POLL_INTERVAL": 0.2,
     "SHUTDOWN_TIMEOUT": 10,
     # tests.testapp.tasks is found by autodiscovery; these modules are listed.
-    "TASK_MODULES": ["tests.testapp.module_tasks", "tests.testapp.job_control_tasks",
+    "TASK_MODULES": ["tests.testapp.module_tasks", "tests.testapp.job_control_tasks", "tests.testapp.operations_tasks",
                      "tests.testapp.periodic_tasks"] + (
         ["tests.testapp.django_tasks"] if django.VERSION >= (6, 0) else []),
 }

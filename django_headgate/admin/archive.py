@@ -15,6 +15,7 @@ and only the eviction time sorts (the order the indexes serve).
 """
 
 import uuid
+from functools import partial
 
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
@@ -29,6 +30,7 @@ from .display import WITHHELD, error_summaries, format_ms, json_block
 from .guards import AllowListedLookups, ViewPermissionFirst
 from .legal_holds import mark_held
 from .paging import ProbeChangeList, ProbePaginator, requested_page
+from .replay import can_replay, replay_view
 
 #: Columns the audit list reads; no payload, no errors.
 LIST_COLUMNS = (
@@ -206,6 +208,7 @@ class ArchivedJobAdmin(AllowListedLookups, ViewPermissionFirst, admin.ModelAdmin
         extra_context = {
             "headgate_can_reveal": self.has_payload_permission(request),
             "headgate_reveal_reason_max_length": REVEAL_REASON_MAX_LENGTH,
+            "headgate_can_replay": can_replay(self, request),
             **(extra_context or {}),
         }
         return super().change_view(request, object_id, form_url, extra_context)
@@ -253,6 +256,8 @@ class ArchivedJobAdmin(AllowListedLookups, ViewPermissionFirst, admin.ModelAdmin
         return [
             path("<path:object_id>/reveal/", self.admin_site.admin_view(self.reveal_view),
                  name="headgate_archivedjob_reveal"),
+            path("<path:object_id>/replay/", self.admin_site.admin_view(partial(replay_view, self)),
+                 name="headgate_archivedjob_replay"),
             *super().get_urls(),
         ]
 

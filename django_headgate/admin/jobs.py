@@ -1,8 +1,9 @@
 """Job inspection in the admin: the hot table ``headgate_job`` (DESIGN §9).
 
-Read-only as a model admin: nothing here saves a Job. Retry and cancel go through
-``django_headgate.api`` (the store's guarded statements), as changelist actions and as buttons
-on the detail page; both need ``headgate.change_job``. Arguments, keyword arguments, result and
+Read-only as a model admin: nothing here saves a Job. The detail page's retry and cancel buttons
+go through ``django_headgate.api`` (the store's guarded statements); the list's actions (retry,
+cancel, run now, reschedule, on ticked rows or all matching) are ``bulk_actions.py``'s; all need
+``headgate.change_job``. Arguments, keyword arguments, result and
 fingerprint are shown only to users holding ``headgate.view_job_payload``; for everybody else the
 query does not even load them (``defer``), so no page, error page or template can leak them.
 
@@ -12,11 +13,12 @@ traceback of each ``errors`` entry need ``view_job_payload`` (they often quote a
 take an object id check the view permission before looking the object up, so a missing id and
 a forbidden one answer alike (no existence oracle). URL filters are accepted on
 :data:`FILTERABLE_FIELDS` only (never on a payload, ``output`` or ``errors``, whoever asks), and
-every retry or cancel, action or button, is written to the admin log (one ``LogEntry`` per job).
+every button is written to the admin log (one ``LogEntry`` per job; one per list action).
 """
 
 import json
 import uuid
+from functools import partial
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
@@ -27,7 +29,9 @@ from django.utils.html import format_html
 from .. import api
 from ..exceptions import HeadgateError
 from ..models import Job, JobState
+from .bulk_actions import BulkJobActions, matching_count
 from .dashboard import dashboard_view
+from .periodic import periodic_operate_view, periodic_view
 from .display import WITHHELD, compact_datetime, error_blocks, error_summaries, json_block, text_block
 from .guards import AllowListedLookups, ViewPermissionFirst
 from .paging import ProbeChangeList, ProbePaginator, requested_page
@@ -56,13 +60,20 @@ OPERATE_PERMISSION = "headgate.change_job"
 
 
 class JobChangeList(ProbeChangeList):
-    """The job list reads only :data:`LIST_COLUMNS`, one page at a time, never counting."""
+    """The job list reads only :data:`LIST_COLUMNS`, one page at a time; it counts (bounded) only
+    for a user who may operate on a list of several pages, to offer "Select all N" (bulk_actions.py)."""
 
     def get_queryset(self, request, exclude_parameters=None):
         return super().get_queryset(request, exclude_parameters).only(*LIST_COLUMNS)
 
+    def get_results(self, request):
+        super().get_results(request)
+        total = matching_count(self, request)
+        if total is not None:
+            self.result_count = total
 
-class JobAdmin(AllowListedLookups, ViewPermissionFirst, admin.ModelAdmin):
+
+class JobAdmin(BulkJobActions, AllowListedLookups, ViewPermissionFirst, admin.ModelAdmin):
     # What an operator scans for, in 1280 px with the filter sidebar: state, attempts and times
     # before the long task path (which wraps); the id shows its last, random group (the full id
     # is the link's title and the detail page's heading); priority and retention class are
@@ -83,7 +94,6 @@ class JobAdmin(AllowListedLookups, ViewPermissionFirst, admin.ModelAdmin):
     show_full_result_count = False
     show_facets = admin.ShowFacets.NEVER
     list_per_page = 50
-    actions = ("retry_jobs", "cancel_jobs")
     change_list_template = "admin/headgate/job/change_list.html"
     change_form_template = "admin/headgate/job/change_form.html"
 
@@ -153,7 +163,7 @@ class JobAdmin(AllowListedLookups, ViewPermissionFirst, admin.ModelAdmin):
     def get_fieldsets(self, request, obj=None):
         fieldsets = [
             (None, {"fields": (("id", "state"), ("task", "queue", "priority"),
-                               ("tags", "unique_key", "retention_class"))}),
+                               ("tags", "unique_key", "retention_class"), "meta_display")}),
             ("Timing", {"fields": (("created_at", "run_at"), ("started_at", "finished_at", "expires_at"))}),
             ("Attempts and lease", {"fields": (("attempts", "max_attempts", "fence"),
                                                ("lease_owner", "lease_expires_at"),
@@ -172,6 +182,10 @@ class JobAdmin(AllowListedLookups, ViewPermissionFirst, admin.ModelAdmin):
                 ("Payload", {"fields": ("payload_withheld",)}),
             ]
         return fieldsets
+
+    @admin.display(description="meta")
+    def meta_display(self, job):
+        return "-" if job.meta is None else json_block(job.meta)  # the caller's context, not payload
 
     @admin.display(description="progress")
     def progress_display(self, job):
@@ -226,15 +240,7 @@ class JobAdmin(AllowListedLookups, ViewPermissionFirst, admin.ModelAdmin):
                          **(extra_context or {})}
         return super().change_view(request, object_id, form_url, extra_context)
 
-    # -- retry and cancel: through the API -------------------------------------------------------
-
-    @admin.action(description="Retry selected dead or cancelled jobs", permissions=["operate"])
-    def retry_jobs(self, request, queryset):
-        self._apply(request, queryset.values_list("id", flat=True), api.retry, "retried")
-
-    @admin.action(description="Cancel selected available or running jobs", permissions=["operate"])
-    def cancel_jobs(self, request, queryset):
-        self._apply(request, queryset.values_list("id", flat=True), api.cancel, _cancel_done)
+    # -- retry and cancel buttons of the detail page: through the API (list actions: bulk_actions.py)
 
     def _apply(self, request, job_ids, operation, done):
         """Call ``operation(job_id)`` for each job; write each success to the admin log
@@ -274,6 +280,9 @@ class JobAdmin(AllowListedLookups, ViewPermissionFirst, admin.ModelAdmin):
         wrap = self.admin_site.admin_view
         return [
             path("dashboard/", wrap(self.dashboard), name="headgate_dashboard"),
+            path("periodic/", wrap(partial(periodic_view, self)), name="headgate_periodic"),
+            path("periodic/<str:name>/<str:operation>/", wrap(partial(periodic_operate_view, self)),
+                 name="headgate_periodic_operate"),
             path("<path:object_id>/retry/", wrap(self.operate_view),
                  {"operation": "retry"}, name="headgate_job_retry"),
             path("<path:object_id>/cancel/", wrap(self.operate_view),

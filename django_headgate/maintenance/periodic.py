@@ -68,6 +68,8 @@ class PeriodicDuty(Duty):
         cursors = PeriodicTick.objects.using(self.store.alias)
         cursors.ensure(schedule.name, now)
         cursor = cursors.get(name=schedule.name)
+        if cursor.paused_at is not None:
+            return 0  # paused by an operator (operations/schedules.py)
         after = max(t for t in (cursor.first_seen_at, cursor.last_tick_at) if t is not None)
         ticks = schedule.latest_ticks(now, after, self.conf.periodic_missed_ticks)
         if not ticks:

@@ -12,7 +12,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('headgate', '0008_job_control_columns'),
+        ('headgate', '0010_operator_controls'),
     ]
 
     operations = [

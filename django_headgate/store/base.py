@@ -34,10 +34,11 @@ from .contract.compliance import ComplianceContract
 from .contract.errors import ErrorsContract
 from .contract.heartbeats import HeartbeatsContract
 from .contract.jobs import JobsContract
+from .contract.operations import OperationsContract
 from .contract.sweep import SweepContract
 from .contract.worker import WorkerContract
 from .fragments import placeholders  # noqa: F401  (public names of this module)
-from .records import ClaimedJob, Completion, NewJob, SweepBatch  # noqa: F401
+from .records import ClaimedJob, Completion, NewJob, OperationBatch, SweepBatch  # noqa: F401
 
 
 def lock_key(name):
@@ -45,8 +46,8 @@ def lock_key(name):
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
 
 
-class BaseStore(JobsContract, HeartbeatsContract, SweepContract, WorkerContract, ComplianceContract,
-                ErrorsContract):
+class BaseStore(JobsContract, OperationsContract, HeartbeatsContract, SweepContract, WorkerContract,
+                ComplianceContract, ErrorsContract):
     """Contract for one database alias. A vendor subclass sets ``vendor`` and ``statements``.
 
     ``statements`` is a tuple of the vendor's statement modules; their ``SQL_*`` constants are

@@ -85,16 +85,20 @@ SQL_RELEASE_UNIQUE_KEY = (
     f"AND state IN {TERMINAL_STATES_SQL} AND unique_until = 'finished'"
 )
 
+# The writes of an operator cancel (one job here, a batch in operation_fragments.py).
+CANCEL_SET = "state = 'cancelled', finished_at = {now}, expires_at = {expires_now}, " + RELEASE_LEASE
 # Operator cancel of a job that waits: available -> cancelled (primary key).
 CANCEL = """
 UPDATE headgate_job
-SET state = 'cancelled', finished_at = {now}, expires_at = {expires_now}, """ + RELEASE_LEASE + """
+SET """ + CANCEL_SET + """
 WHERE id = %s AND state = 'available' {returning}
 """
+# The write of an abort request (one job here, a batch in operation_fragments.py).
+REQUEST_ABORT_SET = "abort_requested_at = COALESCE(abort_requested_at, {now})"
 # Operator cancel of a running job: request its abort (the first request's time is kept); the
 # worker reads it back through its lease renewal (primary key).
 REQUEST_ABORT = """
-UPDATE headgate_job SET abort_requested_at = COALESCE(abort_requested_at, {now})
+UPDATE headgate_job SET """ + REQUEST_ABORT_SET + """
 WHERE id = %s AND state = 'running' {returning}
 """
 # A running attempt whose abort was requested ends cancelled (fenced, primary key; {fenced}:
@@ -103,12 +107,14 @@ CANCEL_ABORTED = (
     "UPDATE headgate_job SET state = 'cancelled', finished_at = {now}, expires_at = {expires_now}, "
     + RELEASE_LEASE + " WHERE {fenced} AND abort_requested_at IS NOT NULL"
 )
+# The writes of an operator retry (one job here, a batch in operation_fragments.py).
+RETRY_SET = """state = 'available', run_at = {now}, max_attempts = {greatest}(max_attempts, attempts + 1),
+    finished_at = NULL, expires_at = NULL, result = NULL, abort_requested_at = NULL"""
 # Operator retry: dead/cancelled -> available now; one more attempt when they were exhausted;
 # an earlier abort request is forgotten.
 RETRY = """
 UPDATE headgate_job
-SET state = 'available', run_at = {now}, max_attempts = {greatest}(max_attempts, attempts + 1),
-    finished_at = NULL, expires_at = NULL, result = NULL, abort_requested_at = NULL
+SET """ + RETRY_SET + """
 WHERE id = %s AND state IN ('dead', 'cancelled') {returning}
 """
 # A failed or lapsed attempt settles: dead when {dead_if}, else available again at {retry_at}.

@@ -63,3 +63,14 @@ class SweepBatch:
 
     evicted: int
     archived: int
+
+
+@dataclass(frozen=True, slots=True)
+class OperationBatch:
+    """One batch of an operator verb: ids selected, rows changed (for ``cancel``: waiting jobs
+    cancelled), running jobs whose abort was requested, and the keyset position (last id)."""
+
+    selected: int
+    changed: int
+    abort_requested: int
+    last_id: object

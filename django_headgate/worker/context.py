@@ -2,6 +2,7 @@
 
 import threading
 from dataclasses import dataclass
+from functools import cached_property
 
 from ..conf import MAX_RESULT_BYTES_DEFAULT
 from ..exceptions import ResultTooLarge
@@ -27,6 +28,12 @@ class JobContext:
     _output_max_chars: int
     _stopping: object = frozenset()  # the worker's JobControl.stopping: (job_id, fence) pairs
     _max_result_bytes: int = MAX_RESULT_BYTES_DEFAULT
+
+    @cached_property
+    def meta(self):
+        """The job's ``meta`` (``enqueue(meta=...)``) as a dict, {} when it has none; read from
+        the row once, on first use."""
+        return self._store.read_job_meta(self.job_id)
 
     @property
     def abort_requested(self):

@@ -47,8 +47,9 @@ def test_admin_cancel_action_aborts_a_running_job(spawn, tmp_path):
     wait_for(lambda: marked_times(marker, "started"), message="the task to start")
     operator = client_for(make_user("operator", VIEW_PERMISSIONS + ("change_job",)))
     response = operator.post(reverse("admin:headgate_job_changelist"),
-                             {"action": "cancel_jobs", "_selected_action": [job.pk]}, follow=True)
-    assert any("abort requested" in str(m) for m in response.context["messages"])
+                             {"action": "cancel_jobs", "_selected_action": [job.pk], "index": "0",
+                              "headgate_confirm": "yes"}, follow=True)  # as the confirmation page posts
+    assert any("1 running job(s) asked to abort" in str(m) for m in response.context["messages"])
     row = wait_for(lambda: Job.objects.filter(pk=job.id, state="cancelled").first(), timeout=60,
                    message="the job to end cancelled")
     assert (row.attempts, marked_times(marker, "saw_abort") != []) == (1, True)

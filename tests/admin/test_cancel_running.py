@@ -13,8 +13,7 @@ def test_cancel_action_requests_the_abort_of_running_jobs(operator):
     running = make_jobs(2, state=JobState.RUNNING)
     response = post_action(operator, "cancel_jobs", available + running)
     messages = [str(m) for m in response.context["messages"]]
-    assert "1 job cancelled." in messages
-    assert "2 jobs running: abort requested (ends cancelled when its task returns)." in messages
+    assert "1 job(s) cancelled, 2 running job(s) asked to abort (1 batch(es))." in messages
     rows = Job.objects.filter(pk__in=[j.pk for j in running])
     assert {(row.state, row.abort_requested_at is not None) for row in rows} == {("running", True)}
     assert Job.objects.get(pk=available[0].pk).state == "cancelled"

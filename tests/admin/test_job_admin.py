@@ -109,18 +109,23 @@ def test_jobs_are_never_added_changed_or_deleted_here(operator):
     assert Job.objects.get(pk=job.pk).queue == "default"
 
 
-def post_action(client, action, jobs):
-    return client.post(reverse(CHANGELIST), {"action": action, "_selected_action": [j.pk for j in jobs]},
-                       follow=True)
+def post_action(client, action, jobs, *, confirm=True, **extra):
+    """Post a list action on ``jobs``; ``confirm``: as the confirmation page's button does."""
+    data = {"action": action, "_selected_action": [j.pk for j in jobs], **extra}
+    if confirm:
+        data.update({"headgate_confirm": "yes", "index": "0"})
+    return client.post(reverse(CHANGELIST), data, follow=True)
 
 
-def test_retry_action_goes_through_the_api(operator):
+def test_retry_action_changes_dead_jobs_and_never_a_running_one(operator):
     dead = make_jobs(2, state=JobState.DEAD)
     running = make_jobs(1, state=JobState.RUNNING)
+    page = post_action(operator, "retry_jobs", dead + running, confirm=False).content.decode()
+    assert "Retry <strong>2</strong> jobs" in page and "the 3 ticked" in page  # confirmation first
+    assert Job.objects.filter(state="dead").count() == 2
     response = post_action(operator, "retry_jobs", dead + running)
     messages = [str(m) for m in response.context["messages"]]
-    assert "2 jobs retried." in messages
-    assert any("only dead or cancelled jobs can be retried" in m for m in messages)
+    assert "2 job(s) retried (1 batch(es))." in messages
     assert set(Job.objects.filter(pk__in=[j.pk for j in dead]).values_list("state", flat=True)) == {"available"}
     assert Job.objects.get(pk=running[0].pk).state == "running"
 
@@ -128,7 +133,8 @@ def test_retry_action_goes_through_the_api(operator):
 def test_cancel_action_and_detail_button(operator):
     available = make_jobs(2)
     response = post_action(operator, "cancel_jobs", available[:1])
-    assert "1 job cancelled." in [str(m) for m in response.context["messages"]]
+    assert "1 job(s) cancelled, 0 running job(s) asked to abort (1 batch(es))." in [
+        str(m) for m in response.context["messages"]]
     assert Job.objects.get(pk=available[0].pk).state == "cancelled"
 
     page = operator.get(change_url(available[1])).content.decode()
@@ -151,18 +157,16 @@ def test_actions_need_change_job(auditor):
     assert Job.objects.get(pk=dead[0].pk).state == "dead"
 
 
-def test_retry_and_cancel_leave_a_log_entry_per_job(operator):
+def test_a_list_action_leaves_one_log_entry_and_a_button_one_per_job(operator):
     from django.contrib.admin.models import CHANGE, LogEntry
 
     dead = make_jobs(2, state=JobState.DEAD)
     post_action(operator, "retry_jobs", dead)
     available = make_jobs(1)
     operator.post(reverse("admin:headgate_job_cancel", args=[available[0].pk]))
-    entries = {entry.object_id: entry for entry in LogEntry.objects.filter(action_flag=CHANGE)}
-    assert set(entries) == {str(job.pk) for job in dead + available}
-    assert {entries[str(job.pk)].get_change_message() for job in dead} == {"Admin retry: retried."}
-    assert entries[str(available[0].pk)].get_change_message() == "Admin cancel: cancelled."
-    assert {entry.user.username for entry in entries.values()} == {"operator"}
-    refused = make_jobs(1, state=JobState.RUNNING)
-    post_action(operator, "retry_jobs", refused)  # refused by the API: nothing happened, nothing logged
-    assert not LogEntry.objects.filter(object_id=str(refused[0].pk)).exists()
+    entries = list(LogEntry.objects.filter(action_flag=CHANGE).order_by("pk"))
+    assert [entry.object_id for entry in entries] == ["", str(available[0].pk)]
+    assert entries[0].get_change_message() == (
+        "Admin retry of 2 ticked jobs; filter: none; 2 changed in 1 batches.")
+    assert entries[1].get_change_message() == "Admin cancel: cancelled."
+    assert {entry.user.username for entry in entries} == {"operator"}

@@ -22,7 +22,8 @@ fragment (``SQL_CANCEL = CANCEL.format(...)``) shows the fragment's comment.
 Statements completed at call time are rendered with these fixed examples (:data:`EXAMPLES`):
 an IN list of three values (``{ids}``: ``%s, %s, %s``; ``{pairs}``: three ``(%s, %s)``), two of
 the three acknowledged jobs with a result (``{result}``), one queue (``{queue_filter}``), the
-caller's own heartbeat excluded (``{exclude_own}``), the month 2025-01 and the archive table as
+caller's own heartbeat excluded (``{exclude_own}``), an operator verb on two states of one queue
+(``{states}``, ``{filters}``) with discard's rule (``{eligible}``), the month 2025-01 and the archive table as
 the closed-set identifiers (``{table}``, ``{partition}``, ``{parent}``, ``{start}``, ``{end}``),
 January 2032 and the edge after it for a horizon extension (``{edge}``, ``{partitions}``), the
 role ``app_worker`` granted SELECT (``{role}``, ``{privilege}``), a 5 s busy timeout (``{ms}``).
@@ -73,6 +74,9 @@ def examples(vendor):
         "result": "CASE id " + " ".join(["WHEN %s THEN %s"] * 2) + " END",
         "queue_filter": queue_filter("default", ())[0],
         "owner_filter": "AND lease_owner = %s",
+        "states": placeholders(2),
+        "filters": "AND queue = %s",
+        "eligible": "AND attempts = 0 AND snoozes IS NULL",
         "exclude_own": EXCLUDE_OWN_HEARTBEAT,
         "start": "%d" % month.start_ms,
         "end": "%d" % month.end_ms,

@@ -11,10 +11,11 @@ import math
 from datetime import timezone
 
 from ..base import BaseStore
-from . import compliance, heartbeats, jobs, sweep, worker
+from . import compliance, heartbeats, jobs, operations, sweep, worker
 from .errors import MySQLErrors
 from .heartbeats import MySQLHeartbeats
 from .jobs import MySQLJobs
+from .operations import MySQLOperations
 from .sweep import MySQLSweep
 from .worker import MySQLWorker
 
@@ -24,9 +25,10 @@ MICROSECONDS = 1_000_000
 MAX_INSERT_BYTES = 8 * 1024 * 1024
 
 
-class MySQLStore(MySQLJobs, MySQLHeartbeats, MySQLSweep, MySQLWorker, MySQLErrors, BaseStore):
+class MySQLStore(MySQLJobs, MySQLOperations, MySQLHeartbeats, MySQLSweep, MySQLWorker, MySQLErrors,
+                 BaseStore):
     vendor = "mysql"
-    statements = (jobs, heartbeats, sweep, worker, compliance)
+    statements = (jobs, operations, heartbeats, sweep, worker, compliance)
     max_insert_bytes = MAX_INSERT_BYTES
 
     def duration_param(self, seconds):

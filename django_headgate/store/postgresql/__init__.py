@@ -5,19 +5,20 @@ Statements live in the section modules (``jobs``, ``heartbeats``, ``sweep``, ``w
 methods that run them."""
 
 from ..base import BaseStore
-from . import compliance, heartbeats, jobs, sweep, worker
+from . import compliance, heartbeats, jobs, operations, sweep, worker
 from .errors import PostgreSQLErrors
 from .heartbeats import PostgreSQLHeartbeats
 from .hot import PostgreSQLHotStatements
 from .jobs import PostgreSQLJobs
+from .operations import PostgreSQLOperations
 from .sweep import PostgreSQLSweep
 from .worker import PostgreSQLWorker
 
 
-class PostgreSQLStore(PostgreSQLJobs, PostgreSQLHeartbeats, PostgreSQLSweep, PostgreSQLWorker,
-                      PostgreSQLHotStatements, PostgreSQLErrors, BaseStore):
+class PostgreSQLStore(PostgreSQLJobs, PostgreSQLOperations, PostgreSQLHeartbeats, PostgreSQLSweep,
+                      PostgreSQLWorker, PostgreSQLHotStatements, PostgreSQLErrors, BaseStore):
     vendor = "postgresql"
-    statements = (jobs, heartbeats, sweep, worker, compliance)
+    statements = (jobs, operations, heartbeats, sweep, worker, compliance)
     supports_listen_notify = True
 
     def set_statement_budget(self, seconds, lock_seconds, *, local=False):

@@ -13,10 +13,11 @@ from datetime import timezone
 from django.utils.dateparse import parse_datetime
 
 from ..base import BaseStore
-from . import compliance, heartbeats, jobs, sweep, worker
+from . import compliance, heartbeats, jobs, operations, sweep, worker
 from .errors import SQLiteErrors
 from .heartbeats import SQLiteHeartbeats
 from .jobs import SQLiteJobs
+from .operations import SQLiteOperations
 from .sweep import SQLiteSweep
 from .worker import SQLiteWorker
 
@@ -29,9 +30,10 @@ def seconds_modifier(seconds):
     return f"{float(seconds):+.6f} seconds"
 
 
-class SQLiteStore(SQLiteJobs, SQLiteHeartbeats, SQLiteSweep, SQLiteWorker, SQLiteErrors, BaseStore):
+class SQLiteStore(SQLiteJobs, SQLiteOperations, SQLiteHeartbeats, SQLiteSweep, SQLiteWorker, SQLiteErrors,
+                  BaseStore):
     vendor = "sqlite"
-    statements = (jobs, heartbeats, sweep, worker, compliance)
+    statements = (jobs, operations, heartbeats, sweep, worker, compliance)
     INSERT_BATCH_ROWS = INSERT_BATCH_ROWS
 
     def duration_param(self, seconds):

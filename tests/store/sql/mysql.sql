@@ -92,6 +92,48 @@ WHERE id = %s AND state IN ('dead', 'cancelled')
 -- Fenced progress write ({value}: the bound JSON, cast where the vendor needs it).
 UPDATE headgate_job SET progress = %s WHERE id = %s AND fence = %s AND state = 'running'
 
+-- name: mysql.operations.SQL_OPERATION_CANCEL --
+-- Cancel the selected jobs that wait (primary key; still available).
+UPDATE headgate_job SET state = 'cancelled', finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND, lease_owner = NULL, lease_expires_at = NULL WHERE id IN (%s, %s, %s) AND state = 'available'
+
+-- name: mysql.operations.SQL_OPERATION_DISCARD --
+-- Delete the selected jobs that never ran (primary key; the rule is checked again).
+DELETE FROM headgate_job WHERE id IN (%s, %s, %s) AND state IN (%s, %s) AND attempts = 0 AND snoozes IS NULL
+
+-- name: mysql.operations.SQL_OPERATION_REQUEST_ABORT --
+-- Request the abort of the selected running jobs (primary key; still running).
+UPDATE headgate_job SET abort_requested_at = COALESCE(abort_requested_at, UTC_TIMESTAMP(6)) WHERE id IN (%s, %s, %s) AND state = 'running'
+
+-- name: mysql.operations.SQL_OPERATION_RESCHEDULE --
+-- Move the selected waiting jobs to a bound time (primary key; still available).
+UPDATE headgate_job SET run_at = %s WHERE id IN (%s, %s, %s) AND state = 'available'
+
+-- name: mysql.operations.SQL_OPERATION_RETRY --
+-- Retry the selected dead/cancelled jobs (primary key; the state is checked again).
+UPDATE headgate_job SET state = 'available', run_at = UTC_TIMESTAMP(6), max_attempts = GREATEST(max_attempts, attempts + 1),
+    finished_at = NULL, expires_at = NULL, result = NULL, abort_requested_at = NULL WHERE id IN (%s, %s, %s) AND state IN (%s, %s)
+
+-- name: mysql.operations.SQL_OPERATION_RUN_NOW --
+-- Make the selected deferred or snoozed jobs due now (primary key; still available, not yet due).
+UPDATE headgate_job SET run_at = UTC_TIMESTAMP(6) WHERE id IN (%s, %s, %s) AND state = 'available' AND run_at > UTC_TIMESTAMP(6)
+
+-- name: mysql.operations.SQL_OPERATION_SELECT --
+-- Lock a batch of matching jobs, skipping rows a worker holds (primary key order).
+SELECT id FROM headgate_job WHERE state IN (%s, %s) AND attempts = 0 AND snoozes IS NULL AND id > %s AND queue = %s ORDER BY id LIMIT %s FOR UPDATE SKIP LOCKED
+
+-- name: mysql.operations.SQL_OPERATION_SELECT_UNLOCKED --
+-- Read a page of matching jobs without locking them (list, dry run).
+SELECT id FROM headgate_job WHERE state IN (%s, %s) AND attempts = 0 AND snoozes IS NULL AND id > %s AND queue = %s ORDER BY id LIMIT %s
+
+-- name: operation_fragments.SQL_READ_JOB_META --
+-- current_job().meta and the consumer span: the meta of one job (primary key).
+SELECT meta FROM headgate_job WHERE id = %s
+
+-- name: mysql.operations.SQL_SET_JOB_META --
+-- enqueue(meta=): the meta of a job just inserted, in the enqueue's transaction (primary key; an
+-- idempotent replay's holder keeps its own; {value}: the bound JSON, cast where the vendor needs it).
+UPDATE headgate_job SET meta = %s WHERE id = %s AND meta IS NULL AND attempts = 0
+
 -- name: fragments.SQL_DELETE_HEARTBEAT --
 -- Delete our own heartbeat row on a clean exit (primary key + instance).
 DELETE FROM headgate_worker_heartbeat WHERE worker_id = %s AND instance_id = %s

@@ -142,6 +142,56 @@ WHERE id = %s AND state IN ('dead', 'cancelled') RETURNING state
 -- Fenced progress and output writes.
 UPDATE headgate_job SET progress = %s::jsonb WHERE id = %s AND fence = %s AND state = 'running'
 
+-- name: postgresql.operations.SQL_LISTEN_JOB_ENDED --
+-- wait(): subscribe the waiter's own session to the end of awaited jobs (migration 0010's trigger).
+LISTEN headgate_job_ended
+
+-- name: postgresql.operations.SQL_MARK_AWAITED --
+-- wait(): mark a job that has not ended as awaited, so that its end sends a NOTIFY (primary key).
+UPDATE headgate_job SET awaited = TRUE WHERE id = %s AND awaited IS NULL AND state NOT IN ('succeeded', 'dead', 'cancelled')
+
+-- name: postgresql.operations.SQL_OPERATION_CANCEL --
+-- Cancel the selected jobs that wait (primary key; still available).
+UPDATE headgate_job SET state = 'cancelled', finished_at = now(), expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class), lease_owner = NULL, lease_expires_at = NULL WHERE id IN (%s, %s, %s) AND state = 'available'
+
+-- name: postgresql.operations.SQL_OPERATION_DISCARD --
+-- Delete the selected jobs that never ran (primary key; the rule is checked again).
+DELETE FROM headgate_job WHERE id IN (%s, %s, %s) AND state IN (%s, %s) AND attempts = 0 AND snoozes IS NULL
+
+-- name: postgresql.operations.SQL_OPERATION_REQUEST_ABORT --
+-- Request the abort of the selected running jobs (primary key; still running).
+UPDATE headgate_job SET abort_requested_at = COALESCE(abort_requested_at, now()) WHERE id IN (%s, %s, %s) AND state = 'running'
+
+-- name: postgresql.operations.SQL_OPERATION_RESCHEDULE --
+-- Move the selected waiting jobs to a bound time (primary key; still available).
+UPDATE headgate_job SET run_at = %s WHERE id IN (%s, %s, %s) AND state = 'available'
+
+-- name: postgresql.operations.SQL_OPERATION_RETRY --
+-- Retry the selected dead/cancelled jobs (primary key; the state is checked again).
+UPDATE headgate_job SET state = 'available', run_at = now(), max_attempts = GREATEST(max_attempts, attempts + 1),
+    finished_at = NULL, expires_at = NULL, result = NULL, abort_requested_at = NULL WHERE id IN (%s, %s, %s) AND state IN (%s, %s)
+
+-- name: postgresql.operations.SQL_OPERATION_RUN_NOW --
+-- Make the selected deferred or snoozed jobs due now (primary key; still available, not yet due).
+UPDATE headgate_job SET run_at = now() WHERE id IN (%s, %s, %s) AND state = 'available' AND run_at > now()
+
+-- name: postgresql.operations.SQL_OPERATION_SELECT --
+-- Lock a batch of matching jobs, skipping rows a worker holds (primary key order).
+SELECT id FROM headgate_job WHERE state IN (%s, %s) AND attempts = 0 AND snoozes IS NULL AND id > %s AND queue = %s ORDER BY id LIMIT %s FOR UPDATE SKIP LOCKED
+
+-- name: postgresql.operations.SQL_OPERATION_SELECT_UNLOCKED --
+-- Read a page of matching jobs without locking them (list, dry run).
+SELECT id FROM headgate_job WHERE state IN (%s, %s) AND attempts = 0 AND snoozes IS NULL AND id > %s AND queue = %s ORDER BY id LIMIT %s
+
+-- name: operation_fragments.SQL_READ_JOB_META --
+-- current_job().meta and the consumer span: the meta of one job (primary key).
+SELECT meta FROM headgate_job WHERE id = %s
+
+-- name: postgresql.operations.SQL_SET_JOB_META --
+-- enqueue(meta=): the meta of a job just inserted, in the enqueue's transaction (primary key; an
+-- idempotent replay's holder keeps its own; {value}: the bound JSON, cast where the vendor needs it).
+UPDATE headgate_job SET meta = %s::jsonb WHERE id = %s AND meta IS NULL AND attempts = 0
+
 -- name: fragments.SQL_DELETE_HEARTBEAT --
 -- Delete our own heartbeat row on a clean exit (primary key + instance).
 DELETE FROM headgate_worker_heartbeat WHERE worker_id = %s AND instance_id = %s

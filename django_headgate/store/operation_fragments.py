@@ -1,0 +1,54 @@
+"""SQL shapes of the operator verbs by filter (DESIGN §16): one bounded batch is a select of at
+most ``limit`` matching ids (keyset on the primary key, locked where the vendor can), then one
+write of exactly those ids that re-checks the state, so a job a worker claimed meanwhile is
+never overwritten. Each vendor formats these with its clock (``{now}``) and lock clause.
+
+Format fields filled at call time: ``{states}`` and ``{ids}`` (placeholders built from a count),
+``{filters}`` (conditions from the closed set below), ``{eligible}`` (an action's extra rule).
+"""
+
+from .fragments import CANCEL_SET, REQUEST_ABORT_SET, RETRY_SET
+
+# Up to %s jobs in some states past a keyset id, by primary key ({lock}: FOR UPDATE SKIP LOCKED
+# or empty under a single writer).
+OPERATION_SELECT = (
+    "SELECT id FROM headgate_job WHERE state IN ({{states}}) {{eligible}} AND id > %s {{filters}} "
+    "ORDER BY id LIMIT %s {lock}"
+)
+
+# Retry the selected dead/cancelled jobs (primary key; the state is checked again).
+OPERATION_RETRY = "UPDATE headgate_job SET " + RETRY_SET + " WHERE id IN ({{ids}}) AND state IN ({{states}})"
+# Cancel the selected jobs that wait (primary key; still available).
+OPERATION_CANCEL = "UPDATE headgate_job SET " + CANCEL_SET + " WHERE id IN ({{ids}}) AND state = 'available'"
+# Request the abort of the selected running jobs (primary key; still running).
+OPERATION_REQUEST_ABORT = (
+    "UPDATE headgate_job SET " + REQUEST_ABORT_SET + " WHERE id IN ({{ids}}) AND state = 'running'"
+)
+# Make the selected deferred or snoozed jobs due now (primary key; still available, not yet due).
+OPERATION_RUN_NOW = (
+    "UPDATE headgate_job SET run_at = {now} WHERE id IN ({{ids}}) AND state = 'available' AND run_at > {now}"
+)
+# Move the selected waiting jobs to a bound time (primary key; still available).
+OPERATION_RESCHEDULE = "UPDATE headgate_job SET run_at = %s WHERE id IN ({{ids}}) AND state = 'available'"
+# Delete the selected jobs that never ran (primary key; the rule is checked again).
+OPERATION_DISCARD = "DELETE FROM headgate_job WHERE id IN ({{ids}}) AND state IN ({{states}}) {{eligible}}"
+
+# enqueue(meta=): the meta of a job just inserted, in the enqueue's transaction (primary key; an
+# idempotent replay's holder keeps its own; {value}: the bound JSON, cast where the vendor needs it).
+SET_JOB_META = "UPDATE headgate_job SET meta = {value} WHERE id = %s AND meta IS NULL AND attempts = 0"
+# current_job().meta and the consumer span: the meta of one job (primary key).
+SQL_READ_JOB_META = "SELECT meta FROM headgate_job WHERE id = %s"
+
+# A job that never ran: no attempt spent, never snoozed (discard deletes only these).
+NEVER_RAN = "AND attempts = 0 AND snoozes IS NULL"
+# A waiting job not yet due (run-now changes only these).
+NOT_YET_DUE = "AND run_at > {now}"
+
+# Filter conditions (the closed set; values always bound). Tag and age are the vendor's.
+FILTER_QUEUE = "AND queue = %s"
+FILTER_TASK = "AND task = %s"
+
+
+def filled(shape, **fields):
+    """``shape`` with its call-time fields filled (each a closed-set fragment or placeholders)."""
+    return shape.format(**fields)
