@@ -16,6 +16,7 @@ _EXPORTS = {
     "enqueue_many": "api",
     "get_job": "api",
     "cancel": "api",
+    "chain": "api",
     "retry": "api",
     "current_job": "worker.context",
     "JobTimeout": "exceptions",

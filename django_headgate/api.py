@@ -12,13 +12,16 @@ from .jobs.enqueue import enqueue_job, enqueue_jobs
 from .jobs.new_jobs import JobSpec, check_job_id
 from .models import Job
 from .store import get_store
+from .workflows.chains import chain
+from .workflows.dependencies import enqueue_spec
 
-__all__ = ["JobSpec", "cancel", "enqueue", "enqueue_many", "get_job", "retry"]
+__all__ = ["JobSpec", "cancel", "chain", "enqueue", "enqueue_many", "get_job", "retry"]
 
 
 def enqueue(task, args=(), kwargs=None, *, queue=None, priority=None, run_at=None, delay=None,
             unique_key=None, job_id=None, max_attempts=None, retention_class=None,
-            retain_forever=False, tags=(), using=None, unique_until="evicted", timeout=None):
+            retain_forever=False, tags=(), using=None, unique_until="evicted", timeout=None,
+            depends_on=(), on_parent_failure="cancel"):
     """Enqueue one job in the caller's transaction and return its ``Job``.
 
     ``task`` must be registered (``@headgate.task``, ``HEADGATE["TASK_MODULES"]``), else
@@ -30,11 +33,16 @@ def enqueue(task, args=(), kwargs=None, *, queue=None, priority=None, run_at=Non
     terminal (``"finished"``, see ``jobs/unique_modes.py``); keys starting ``periodic:`` are the
     periodic schedules' and refused here (``InvalidUniqueKey``). ``timeout`` (seconds or a
     timedelta, 0.1 s to 7 days; default the task's option, else none) limits each attempt: at the
-    deadline the attempt fails with ``JobTimeout`` (docs/job-control.md). Raises a
+    deadline the attempt fails with ``JobTimeout`` (docs/job-control.md). ``depends_on`` (job
+    ids or Jobs): the job waits, never claimed, until those jobs ended; a parent that ends
+    ``dead`` or ``cancelled`` cancels it, or releases it with ``on_parent_failure="run"``
+    (docs/workflows.md; no ``unique_key`` then). Raises a
     ``HeadgateError`` subclass for bad input, before any row is written.
     """
     spec = JobSpec(task, args, kwargs or {}, queue, priority, run_at, delay, max_attempts,
-                   retention_class, retain_forever, tags, job_id, timeout)
+                   retention_class, retain_forever, tags, job_id, timeout, depends_on or (), on_parent_failure)
+    if spec.depends_on or on_parent_failure != "cancel":
+        return enqueue_spec(spec, using, unique_key, unique_until)
     return enqueue_job(spec, unique_key, unique_until, using)
 
 
@@ -60,7 +68,8 @@ def _require_job(job_id, using):
 
 
 def cancel(job_id, *, using=None):
-    """An available job -> cancelled. A running job gets an abort request
+    """An available or waiting job -> cancelled (its waiting dependents are cancelled too, or
+    released when they run on a parent's failure). A running job gets an abort request
     (``abort_requested_at``, store clock): it stays ``running``, its task sees
     ``current_job().abort_requested`` within about a second, and it ends ``cancelled`` when it
     returns or raises (docs/job-control.md).

@@ -79,6 +79,14 @@ class JobIdConflict(InvalidJob):
     """A job with this id already exists."""
 
 
+class InvalidDependency(InvalidJob):
+    """``depends_on`` or ``on_parent_failure`` is not valid (docs/workflows.md)."""
+
+
+class DependencyNotFound(InvalidDependency):
+    """A job named in ``depends_on`` has no hot row (it never existed, or was evicted)."""
+
+
 class IdempotencyConflict(HeadgateError):
     """A hot job already holds this unique_key with other arguments."""
 

@@ -1,7 +1,8 @@
 """Headgate's tables as Django models. Table names are part of the contract (DESIGN §4).
 
-``headgate_job`` and ``headgate_job_archive`` are written by ``store/`` only (enqueue, claims,
-fenced writes, rescue, sweep, the unique key's release: tests/store/test_the_store_is_the_only_door.py);
+``headgate_job``, ``headgate_job_archive`` and ``headgate_job_dependency`` are written by ``store/``
+only (enqueue, claims, fenced writes, rescue, sweep, the unique key's release, the release of
+dependents: tests/store/test_the_store_is_the_only_door.py);
 their models are for reading and the admin. The small tables are written through these models:
 retention classes and policies by ``policies.py``, the duty runs and periodic cursors by their
 QuerySet methods below. No raw SQL here.
@@ -16,6 +17,7 @@ class JobState(models.TextChoices):
     SUCCEEDED = "succeeded"
     DEAD = "dead"
     CANCELLED = "cancelled"
+    WAITING = "waiting"  # depends_on: never claimed until its parents ended
 
 
 TERMINAL_STATES = (JobState.SUCCEEDED, JobState.DEAD, JobState.CANCELLED)
@@ -73,6 +75,10 @@ class Job(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     expires_at = models.DateTimeField(null=True, blank=True)
+    has_dependents = models.BooleanField(null=True, blank=True)  # workflows: docs/workflows.md
+    depends_on = models.JSONField(null=True, blank=True)
+    waiting_for = models.IntegerField(null=True, blank=True)
+    on_parent_failure = models.CharField(max_length=8, null=True, blank=True)
 
     class Meta:
         db_table = "headgate_job"
@@ -89,6 +95,18 @@ class Job(models.Model):
 
     def __str__(self):
         return f"{self.task} [{self.state}] {self.id}"
+
+
+class JobDependency(models.Model):
+    """An edge ``parent -> child`` of a waiting job, written by the store (docs/workflows.md)."""
+
+    parent_id, child_id = models.UUIDField(), models.UUIDField(db_index=True)
+
+    class Meta:
+        db_table = "headgate_job_dependency"
+        constraints = [
+            models.UniqueConstraint(fields=["parent_id", "child_id"], name="headgate_dependency_edge_uniq"),
+        ]
 
 
 class RetentionClass(models.Model):

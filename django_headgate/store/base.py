@@ -34,6 +34,7 @@ from .contract.heartbeats import HeartbeatsContract
 from .contract.jobs import JobsContract
 from .contract.sweep import SweepContract
 from .contract.worker import WorkerContract
+from .contract.workflows import WorkflowsContract
 from .fragments import placeholders  # noqa: F401  (public names of this module)
 from .records import ClaimedJob, Completion, NewJob, SweepBatch  # noqa: F401
 
@@ -43,7 +44,8 @@ def lock_key(name):
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
 
 
-class BaseStore(JobsContract, HeartbeatsContract, SweepContract, WorkerContract, ErrorsContract):
+class BaseStore(JobsContract, HeartbeatsContract, SweepContract, WorkerContract, WorkflowsContract,
+                ErrorsContract):
     """Contract for one database alias. A vendor subclass sets ``vendor`` and ``statements``.
 
     ``statements`` is a tuple of the vendor's statement modules; their ``SQL_*`` constants are

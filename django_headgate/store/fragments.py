@@ -88,7 +88,7 @@ SQL_RELEASE_UNIQUE_KEY = (
 CANCEL = """
 UPDATE headgate_job
 SET state = 'cancelled', finished_at = {now}, expires_at = {expires_now}, """ + RELEASE_LEASE + """
-WHERE id = %s AND state = 'available' {returning}
+WHERE id = %s AND state IN ('available', 'waiting') {returning}
 """
 # Operator cancel of a running job: request its abort (the first request's time is kept); the
 # worker reads it back through its lease renewal (primary key).

@@ -44,6 +44,11 @@ class JobContext:
             raise result_too_large("progress", len(progress_json), self._max_result_bytes)
         self._store.set_progress(self.job_id, self.fence, progress_json)
 
+    def parent_results(self):
+        """``{parent job id: result}`` of the jobs this one was enqueued to wait for
+        (``depends_on``, docs/workflows.md); a parent already evicted is absent. One query."""
+        return self._store.parent_results(self.job_id)
+
     def append_output(self, text):
         """Append text to the job's output (the last OUTPUT_MAX_CHARS characters are kept; NUL and
         surrogates become U+FFFD). Only that tail of ``text`` is sent to the database."""

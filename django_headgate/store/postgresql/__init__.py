@@ -5,19 +5,20 @@ Statements live in the section modules (``jobs``, ``heartbeats``, ``sweep``, ``w
 methods that run them."""
 
 from ..base import BaseStore
-from . import heartbeats, jobs, sweep, worker
+from . import heartbeats, jobs, sweep, worker, workflows
 from .errors import PostgreSQLErrors
 from .heartbeats import PostgreSQLHeartbeats
 from .hot import PostgreSQLHotStatements
 from .jobs import PostgreSQLJobs
 from .sweep import PostgreSQLSweep
 from .worker import PostgreSQLWorker
+from .workflows import PostgreSQLWorkflows
 
 
 class PostgreSQLStore(PostgreSQLJobs, PostgreSQLHeartbeats, PostgreSQLSweep, PostgreSQLWorker,
-                      PostgreSQLHotStatements, PostgreSQLErrors, BaseStore):
+                      PostgreSQLWorkflows, PostgreSQLHotStatements, PostgreSQLErrors, BaseStore):
     vendor = "postgresql"
-    statements = (jobs, heartbeats, sweep, worker)
+    statements = (jobs, heartbeats, sweep, worker, workflows)
     supports_listen_notify = True
 
     def set_statement_budget(self, seconds, lock_seconds, *, local=False):

@@ -12,15 +12,20 @@ from .jobs import CLAIM_CTES, EXPIRES_NOW, NOW, NOW_PLUS_SECONDS
 # `picked`: ready rows (claim index), skipping locked ones. Data-modifying CTEs share one
 # snapshot and commit together; acknowledged rows are running and claimed rows available, so no
 # row is changed twice. Rows: (true, id, NULL...) per acknowledgement first, then (false, claimed
-# job...) per claim in claim order.
+# job...) per claim in claim order. A job other jobs depend on (`has_dependents`, re-read on the
+# locked row) is not acknowledged here: it comes back as (NULL, id, NULL...) from `parents`, and
+# acknowledge_and_claim succeeds it with its release step in a transaction of its own.
 SQL_ACK_AND_CLAIM = f"""
 WITH done AS (
     SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS d(id, fence, result)
 ), ours AS (
     SELECT j.id FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
-    WHERE j.state = 'running'
+    WHERE j.state = 'running' AND j.has_dependents IS NOT TRUE
     ORDER BY j.id
     FOR UPDATE OF j SKIP LOCKED
+), parents AS (
+    SELECT j.id FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
+    WHERE j.state = 'running' AND j.has_dependents
 ), acked AS (
     UPDATE headgate_job AS j
     SET state = 'succeeded', result = done.result::jsonb, finished_at = now(),
@@ -33,6 +38,10 @@ SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, N
        NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz,
        NULL::integer AS priority, NULL::timestamptz AS run_at
 FROM acked
+UNION ALL
+SELECT NULL::boolean, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::integer, NULL::timestamptz
+FROM parents
 UNION ALL
 SELECT false, claimed.*, picked.priority, picked.run_at FROM claimed JOIN picked USING (id)
 ORDER BY acked DESC, priority DESC, run_at
@@ -90,7 +99,10 @@ class PostgreSQLWorker:
         params += [limit, worker_id, lease_seconds]
         rows = self.hot_fetchall(sql, params)
         accepted = {row[1] for row in rows if row[0]}
-        return accepted, [ClaimedJob.from_row(row[1:12]) for row in rows if not row[0]]
+        parents = {row[1] for row in rows if row[0] is None}
+        if parents:
+            accepted |= self.acknowledge_parents([c for c in completions if c.job_id in parents])
+        return accepted, [ClaimedJob.from_row(row[1:12]) for row in rows if row[0] is False]
 
     def renew_unlocked_leases(self, worker_id, leases, lease_seconds):
         if not leases:

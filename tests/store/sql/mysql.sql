@@ -10,7 +10,7 @@ UPDATE headgate_job SET output = RIGHT(CONCAT(COALESCE(output, ''), %s), %s) WHE
 -- Operator cancel of a job that waits: available -> cancelled (primary key).
 UPDATE headgate_job
 SET state = 'cancelled', finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND, lease_owner = NULL, lease_expires_at = NULL
-WHERE id = %s AND state = 'available'
+WHERE id = %s AND state IN ('available', 'waiting')
 
 -- name: mysql.jobs.SQL_CANCEL_ABORTED --
 -- A running attempt whose abort was requested ends cancelled (fenced, primary key; {fenced}:
@@ -197,8 +197,9 @@ SELECT id FROM headgate_job WHERE id = %s AND fence = %s AND state = 'running' F
 -- Acknowledgement step 1: lock the rows to acknowledge that are still running, in id order,
 -- skipping rows someone else holds, so it never waits; renewal takes the same order and also
 -- skips, so acknowledgement and renewal can never deadlock (fences are compared in Python).
--- Renewal reads whether each row's abort was requested in the same step.
-SELECT id, fence, abort_requested_at FROM headgate_job
+-- Renewal reads whether each row's abort was requested in the same step; an acknowledgement,
+-- whether other jobs depend on it (their release follows in the same transaction).
+SELECT id, fence, abort_requested_at, has_dependents FROM headgate_job
 WHERE id IN (%s, %s, %s) AND state = 'running' AND lease_owner = %s
 ORDER BY id
 FOR UPDATE SKIP LOCKED
@@ -207,8 +208,9 @@ FOR UPDATE SKIP LOCKED
 -- Acknowledgement step 1: lock the rows to acknowledge that are still running, in id order,
 -- skipping rows someone else holds, so it never waits; renewal takes the same order and also
 -- skips, so acknowledgement and renewal can never deadlock (fences are compared in Python).
--- Renewal reads whether each row's abort was requested in the same step.
-SELECT id, fence, abort_requested_at FROM headgate_job
+-- Renewal reads whether each row's abort was requested in the same step; an acknowledgement,
+-- whether other jobs depend on it (their release follows in the same transaction).
+SELECT id, fence, abort_requested_at, has_dependents FROM headgate_job
 WHERE id IN (%s, %s, %s) AND state = 'running' 
 ORDER BY id
 FOR UPDATE SKIP LOCKED
@@ -217,8 +219,9 @@ FOR UPDATE SKIP LOCKED
 -- Acknowledgement step 1: lock the rows to acknowledge that are still running, in id order,
 -- skipping rows someone else holds, so it never waits; renewal takes the same order and also
 -- skips, so acknowledgement and renewal can never deadlock (fences are compared in Python).
--- Renewal reads whether each row's abort was requested in the same step.
-SELECT id, fence, abort_requested_at FROM headgate_job
+-- Renewal reads whether each row's abort was requested in the same step; an acknowledgement,
+-- whether other jobs depend on it (their release follows in the same transaction).
+SELECT id, fence, abort_requested_at, has_dependents FROM headgate_job
 WHERE id IN (%s, %s, %s) AND state = 'running' AND lease_owner = %s
 ORDER BY id
 FOR UPDATE SKIP LOCKED
@@ -241,6 +244,57 @@ UPDATE headgate_job SET lease_expires_at = UTC_TIMESTAMP(6) + INTERVAL %s MICROS
 -- name: mysql.worker.SQL_SNOOZE --
 -- Snooze one job (fenced): available again after a bound duration, attempt not spent.
 UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = UTC_TIMESTAMP(6) + INTERVAL %s MICROSECOND, snoozes = COALESCE(snoozes, 0) + 1, started_at = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+
+-- name: mysql.workflows.SQL_CANCEL_WAITING --
+-- A waiting job whose parent failed ends cancelled (primary key).
+UPDATE headgate_job SET state = 'cancelled', waiting_for = 0, finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND WHERE id = %s AND state = 'waiting'
+
+-- name: workflow_statements.SQL_DEPENDENTS_OF --
+-- The waiting dependents of parents that are terminal (edge index, then primary keys).
+SELECT d.child_id, p.state, c.on_parent_failure
+FROM headgate_job_dependency d
+JOIN headgate_job p ON p.id = d.parent_id
+JOIN headgate_job c ON c.id = d.child_id
+WHERE d.parent_id IN (%s, %s, %s) AND p.state IN ('succeeded', 'dead', 'cancelled') AND c.state = 'waiting'
+ORDER BY d.child_id
+
+-- name: workflow_statements.SQL_DEPENDS_ON --
+-- A dependent job's parent ids (primary key).
+SELECT depends_on FROM headgate_job WHERE id = %s
+
+-- name: workflow_statements.SQL_EDGE_ROW --
+-- One edge's values (parent, child).
+(%s, %s)
+
+-- name: workflow_statements.SQL_FLAG_PARENTS --
+-- Flag the parents not yet ended: their end runs the release step (primary key).
+UPDATE headgate_job SET has_dependents = TRUE WHERE id IN (%s, %s, %s)
+
+-- name: workflow_statements.SQL_FORGET_EDGES --
+-- Delete the edges of jobs that no longer wait ({ids} twice: the same ids).
+DELETE FROM headgate_job_dependency WHERE child_id IN (%s, %s, %s) AND child_id NOT IN (SELECT id FROM headgate_job WHERE id IN (%s, %s, %s) AND state = 'waiting')
+
+-- name: workflow_statements.SQL_INSERT_EDGE_HEAD --
+-- One edge per pending parent: the head, then one SQL_EDGE_ROW per edge.
+INSERT INTO headgate_job_dependency (parent_id, child_id) VALUES
+
+-- name: mysql.workflows.SQL_LOCK_PARENTS --
+-- A locking read: the latest committed states, whatever the transaction read before.
+SELECT id, state FROM headgate_job WHERE id IN (%s, %s, %s) ORDER BY id FOR UPDATE
+
+-- name: workflow_statements.SQL_PARENT_RESULTS --
+-- The results of a job's parents (primary key).
+SELECT id, result FROM headgate_job WHERE id IN (%s, %s, %s)
+
+-- name: mysql.workflows.SQL_RECORD_PARENTS --
+-- A dependent job just inserted: waiting (or available when no parent is pending), its parents
+-- and its policy (primary key).
+UPDATE headgate_job SET state = %s, waiting_for = %s, on_parent_failure = %s, depends_on = %s WHERE id = %s
+
+-- name: mysql.workflows.SQL_RELEASE_WAITING --
+-- Waiting jobs count %s parents less and turn available at zero. MySQL evaluates SET left to
+-- right: the state is assigned first, from the old count.
+UPDATE headgate_job SET state = CASE WHEN waiting_for <= %s THEN 'available' ELSE state END, waiting_for = waiting_for - %s WHERE state = 'waiting' AND id IN (%s, %s, %s)
 
 -- name: mysql.SQL_GET_STATEMENT_BUDGET_MARIADB --
 -- Lock waits in whole seconds: lock_wait_timeout for metadata and table locks, InnoDB's for rows.

@@ -10,7 +10,7 @@ UPDATE headgate_job SET output = right(coalesce(output, '') || %s, %s) WHERE id 
 -- Operator cancel of a job that waits: available -> cancelled (primary key).
 UPDATE headgate_job
 SET state = 'cancelled', finished_at = now(), expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class), lease_owner = NULL, lease_expires_at = NULL
-WHERE id = %s AND state = 'available' RETURNING state
+WHERE id = %s AND state IN ('available', 'waiting') RETURNING state
 
 -- name: postgresql.jobs.SQL_CANCEL_ABORTED --
 -- An attempt whose abort was requested ends cancelled (fenced; a row someone else holds is skipped).
@@ -308,14 +308,19 @@ TRUNCATE TABLE "headgate_job_archive_202501"
 -- `picked`: ready rows (claim index), skipping locked ones. Data-modifying CTEs share one
 -- snapshot and commit together; acknowledged rows are running and claimed rows available, so no
 -- row is changed twice. Rows: (true, id, NULL...) per acknowledgement first, then (false, claimed
--- job...) per claim in claim order.
+-- job...) per claim in claim order. A job other jobs depend on (`has_dependents`, re-read on the
+-- locked row) is not acknowledged here: it comes back as (NULL, id, NULL...) from `parents`, and
+-- acknowledge_and_claim succeeds it with its release step in a transaction of its own.
 WITH done AS (
     SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS d(id, fence, result)
 ), ours AS (
     SELECT j.id FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
-    WHERE j.state = 'running'
+    WHERE j.state = 'running' AND j.has_dependents IS NOT TRUE
     ORDER BY j.id
     FOR UPDATE OF j SKIP LOCKED
+), parents AS (
+    SELECT j.id FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
+    WHERE j.state = 'running' AND j.has_dependents
 ), acked AS (
     UPDATE headgate_job AS j
     SET state = 'succeeded', result = done.result::jsonb, finished_at = now(),
@@ -342,6 +347,10 @@ SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, N
        NULL::integer AS priority, NULL::timestamptz AS run_at
 FROM acked
 UNION ALL
+SELECT NULL::boolean, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::integer, NULL::timestamptz
+FROM parents
+UNION ALL
 SELECT false, claimed.*, picked.priority, picked.run_at FROM claimed JOIN picked USING (id)
 ORDER BY acked DESC, priority DESC, run_at
 
@@ -352,14 +361,19 @@ ORDER BY acked DESC, priority DESC, run_at
 -- `picked`: ready rows (claim index), skipping locked ones. Data-modifying CTEs share one
 -- snapshot and commit together; acknowledged rows are running and claimed rows available, so no
 -- row is changed twice. Rows: (true, id, NULL...) per acknowledgement first, then (false, claimed
--- job...) per claim in claim order.
+-- job...) per claim in claim order. A job other jobs depend on (`has_dependents`, re-read on the
+-- locked row) is not acknowledged here: it comes back as (NULL, id, NULL...) from `parents`, and
+-- acknowledge_and_claim succeeds it with its release step in a transaction of its own.
 WITH done AS (
     SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS d(id, fence, result)
 ), ours AS (
     SELECT j.id FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
-    WHERE j.state = 'running'
+    WHERE j.state = 'running' AND j.has_dependents IS NOT TRUE
     ORDER BY j.id
     FOR UPDATE OF j SKIP LOCKED
+), parents AS (
+    SELECT j.id FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
+    WHERE j.state = 'running' AND j.has_dependents
 ), acked AS (
     UPDATE headgate_job AS j
     SET state = 'succeeded', result = done.result::jsonb, finished_at = now(),
@@ -386,6 +400,10 @@ SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, N
        NULL::integer AS priority, NULL::timestamptz AS run_at
 FROM acked
 UNION ALL
+SELECT NULL::boolean, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::integer, NULL::timestamptz
+FROM parents
+UNION ALL
 SELECT false, claimed.*, picked.priority, picked.run_at FROM claimed JOIN picked USING (id)
 ORDER BY acked DESC, priority DESC, run_at
 
@@ -396,14 +414,19 @@ ORDER BY acked DESC, priority DESC, run_at
 -- `picked`: ready rows (claim index), skipping locked ones. Data-modifying CTEs share one
 -- snapshot and commit together; acknowledged rows are running and claimed rows available, so no
 -- row is changed twice. Rows: (true, id, NULL...) per acknowledgement first, then (false, claimed
--- job...) per claim in claim order.
+-- job...) per claim in claim order. A job other jobs depend on (`has_dependents`, re-read on the
+-- locked row) is not acknowledged here: it comes back as (NULL, id, NULL...) from `parents`, and
+-- acknowledge_and_claim succeeds it with its release step in a transaction of its own.
 WITH done AS (
     SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS d(id, fence, result)
 ), ours AS (
     SELECT j.id FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
-    WHERE j.state = 'running'
+    WHERE j.state = 'running' AND j.has_dependents IS NOT TRUE
     ORDER BY j.id
     FOR UPDATE OF j SKIP LOCKED
+), parents AS (
+    SELECT j.id FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
+    WHERE j.state = 'running' AND j.has_dependents
 ), acked AS (
     UPDATE headgate_job AS j
     SET state = 'succeeded', result = done.result::jsonb, finished_at = now(),
@@ -429,6 +452,10 @@ SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, N
        NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz,
        NULL::integer AS priority, NULL::timestamptz AS run_at
 FROM acked
+UNION ALL
+SELECT NULL::boolean, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::integer, NULL::timestamptz
+FROM parents
 UNION ALL
 SELECT false, claimed.*, picked.priority, picked.run_at FROM claimed JOIN picked USING (id)
 ORDER BY acked DESC, priority DESC, run_at
@@ -480,6 +507,66 @@ SELECT set_config('enable_bitmapscan', 'off', false), set_config('enable_seqscan
 -- Snooze one job (fenced, skipping a row someone else holds): available again after a bound
 -- number of seconds, attempt not spent.
 UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = now() + make_interval(secs => %s), snoozes = COALESCE(snoozes, 0) + 1, started_at = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE id = (SELECT id FROM headgate_job WHERE id = %s AND fence = %s AND state = 'running' FOR UPDATE SKIP LOCKED)
+
+-- name: postgresql.workflows.SQL_CANCEL_WAITING --
+-- A waiting job whose parent failed ends cancelled (primary key).
+UPDATE headgate_job SET state = 'cancelled', waiting_for = 0, finished_at = now(), expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class) WHERE id = %s AND state = 'waiting'
+
+-- name: postgresql.workflows.SQL_COMPLETE_PARENT --
+-- The success of one parent (fenced, a row someone else holds skipped), apart from the batch.
+UPDATE headgate_job
+SET state = 'succeeded', result = %s::jsonb, finished_at = now(),
+    expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class), lease_owner = NULL, lease_expires_at = NULL
+WHERE id = (SELECT id FROM headgate_job WHERE id = %s AND fence = %s AND state = 'running' FOR UPDATE SKIP LOCKED)
+RETURNING id
+
+-- name: workflow_statements.SQL_DEPENDENTS_OF --
+-- The waiting dependents of parents that are terminal (edge index, then primary keys).
+SELECT d.child_id, p.state, c.on_parent_failure
+FROM headgate_job_dependency d
+JOIN headgate_job p ON p.id = d.parent_id
+JOIN headgate_job c ON c.id = d.child_id
+WHERE d.parent_id IN (%s, %s, %s) AND p.state IN ('succeeded', 'dead', 'cancelled') AND c.state = 'waiting'
+ORDER BY d.child_id
+
+-- name: workflow_statements.SQL_DEPENDS_ON --
+-- A dependent job's parent ids (primary key).
+SELECT depends_on FROM headgate_job WHERE id = %s
+
+-- name: workflow_statements.SQL_EDGE_ROW --
+-- One edge's values (parent, child).
+(%s, %s)
+
+-- name: workflow_statements.SQL_FLAG_PARENTS --
+-- Flag the parents not yet ended: their end runs the release step (primary key).
+UPDATE headgate_job SET has_dependents = TRUE WHERE id IN (%s, %s, %s)
+
+-- name: workflow_statements.SQL_FORGET_EDGES --
+-- Delete the edges of jobs that no longer wait ({ids} twice: the same ids).
+DELETE FROM headgate_job_dependency WHERE child_id IN (%s, %s, %s) AND child_id NOT IN (SELECT id FROM headgate_job WHERE id IN (%s, %s, %s) AND state = 'waiting')
+
+-- name: workflow_statements.SQL_INSERT_EDGE_HEAD --
+-- One edge per pending parent: the head, then one SQL_EDGE_ROW per edge.
+INSERT INTO headgate_job_dependency (parent_id, child_id) VALUES
+
+-- name: postgresql.workflows.SQL_LOCK_PARENTS --
+-- Lock a dependent job's parents at enqueue ({ids}: one %s per parent; {lock}: FOR UPDATE where
+-- the vendor has row locks), reading their states (primary key).
+SELECT id, state FROM headgate_job WHERE id IN (%s, %s, %s) ORDER BY id FOR UPDATE
+
+-- name: workflow_statements.SQL_PARENT_RESULTS --
+-- The results of a job's parents (primary key).
+SELECT id, result FROM headgate_job WHERE id IN (%s, %s, %s)
+
+-- name: postgresql.workflows.SQL_RECORD_PARENTS --
+-- A dependent job just inserted: waiting (or available when no parent is pending), its parents
+-- and its policy (primary key).
+UPDATE headgate_job SET state = %s, waiting_for = %s, on_parent_failure = %s, depends_on = %s::jsonb WHERE id = %s
+
+-- name: postgresql.workflows.SQL_RELEASE_WAITING --
+-- The release, and a NOTIFY (on commit) per queue that has a job made available.
+WITH released AS (UPDATE headgate_job SET state = CASE WHEN waiting_for <= %s THEN 'available' ELSE state END, waiting_for = waiting_for - %s WHERE state = 'waiting' AND id IN (%s, %s, %s) RETURNING state, queue)
+SELECT pg_notify('headgate_jobs', queue) FROM (SELECT DISTINCT queue FROM released WHERE state = 'available') q
 
 -- name: postgresql.SQL_GET_STATEMENT_BUDGET --
 -- The session's statement_timeout and lock_timeout, read before a budget is set and restored after.

@@ -1,0 +1,41 @@
+"""PostgreSQL store, workflows section: the parents of a dependent job, the release step (which
+wakes idle workers when it makes jobs available) and the success of parents, acknowledged
+apart from the batch in a transaction with their release."""
+
+from ..fragments import FENCED_UNLOCKED
+from ..workflow_statements import (  # noqa: F401  (statements of this vendor)
+    CANCEL_WAITING, LOCK_PARENTS, RECORD_PARENTS, RELEASE_WAITING, SQL_DEPENDENTS_OF, SQL_DEPENDS_ON, SQL_EDGE_ROW,
+    SQL_FLAG_PARENTS, SQL_FORGET_EDGES, SQL_INSERT_EDGE_HEAD, SQL_PARENT_RESULTS,
+)
+from .jobs import EXPIRES_NOW, NOTIFY_CHANNEL
+
+SQL_LOCK_PARENTS = LOCK_PARENTS.format(lock="ORDER BY id FOR UPDATE")
+SQL_RECORD_PARENTS = RECORD_PARENTS.format(json="%s::jsonb")
+SQL_CANCEL_WAITING = CANCEL_WAITING.format(now="now()", expires_now=EXPIRES_NOW.format(job="headgate_job"))
+# The release, and a NOTIFY (on commit) per queue that has a job made available.
+SQL_RELEASE_WAITING = f"""
+WITH released AS ({RELEASE_WAITING} RETURNING state, queue)
+SELECT pg_notify('{NOTIFY_CHANNEL}', queue) FROM (SELECT DISTINCT queue FROM released WHERE state = 'available') q
+"""
+# The success of one parent (fenced, a row someone else holds skipped), apart from the batch.
+SQL_COMPLETE_PARENT = f"""
+UPDATE headgate_job
+SET state = 'succeeded', result = %s::jsonb, finished_at = now(),
+    expires_at = {EXPIRES_NOW.format(job="headgate_job")}, lease_owner = NULL, lease_expires_at = NULL
+WHERE {FENCED_UNLOCKED}
+RETURNING id
+"""
+
+
+class PostgreSQLWorkflows:
+    def acknowledge_parents(self, completions):
+        """Succeed parents (jobs flagged ``has_dependents``) and release their dependents, in one
+        transaction; returns the accepted ids (the others were stale or locked)."""
+        accepted = []
+        with self.atomic(), self.cursor() as cursor:
+            for c in completions:
+                cursor.execute(SQL_COMPLETE_PARENT, [c.result_json, c.job_id, c.fence])
+                if cursor.fetchone() is not None:
+                    accepted.append(c.job_id)
+            self.release_dependents(accepted)
+        return set(accepted)

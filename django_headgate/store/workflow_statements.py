@@ -1,0 +1,47 @@
+"""Templates of the workflows section's statements (DESIGN §17), formatted by each vendor's
+``workflows.py`` with its clock, expiry and lock clauses."""
+
+# Lock a dependent job's parents at enqueue ({ids}: one %s per parent; {lock}: FOR UPDATE where
+# the vendor has row locks), reading their states (primary key).
+LOCK_PARENTS = "SELECT id, state FROM headgate_job WHERE id IN ({{ids}}) {lock}"
+# Flag the parents not yet ended: their end runs the release step (primary key).
+SQL_FLAG_PARENTS = "UPDATE headgate_job SET has_dependents = TRUE WHERE id IN ({ids})"
+# A dependent job just inserted: waiting (or available when no parent is pending), its parents
+# and its policy (primary key).
+RECORD_PARENTS = (
+    "UPDATE headgate_job SET state = %s, waiting_for = %s, on_parent_failure = %s, depends_on = {json} "
+    "WHERE id = %s"
+)
+# One edge per pending parent: the head, then one SQL_EDGE_ROW per edge.
+SQL_INSERT_EDGE_HEAD = "INSERT INTO headgate_job_dependency (parent_id, child_id) VALUES "
+# One edge's values (parent, child).
+SQL_EDGE_ROW = "(%s, %s)"
+# The waiting dependents of parents that are terminal (edge index, then primary keys).
+SQL_DEPENDENTS_OF = """
+SELECT d.child_id, p.state, c.on_parent_failure
+FROM headgate_job_dependency d
+JOIN headgate_job p ON p.id = d.parent_id
+JOIN headgate_job c ON c.id = d.child_id
+WHERE d.parent_id IN ({ids}) AND p.state IN ('succeeded', 'dead', 'cancelled') AND c.state = 'waiting'
+ORDER BY d.child_id
+"""
+# A waiting job whose parent failed ends cancelled (primary key).
+CANCEL_WAITING = (
+    "UPDATE headgate_job SET state = 'cancelled', waiting_for = 0, finished_at = {now}, "
+    "expires_at = {expires_now} WHERE id = %s AND state = 'waiting'"
+)
+# Waiting jobs count %s parents less and turn available at zero. MySQL evaluates SET left to
+# right: the state is assigned first, from the old count.
+RELEASE_WAITING = (
+    "UPDATE headgate_job SET state = CASE WHEN waiting_for <= %s THEN 'available' ELSE state END, "
+    "waiting_for = waiting_for - %s WHERE state = 'waiting' AND id IN ({ids})"
+)
+# Delete the edges of jobs that no longer wait ({ids} twice: the same ids).
+SQL_FORGET_EDGES = (
+    "DELETE FROM headgate_job_dependency WHERE child_id IN ({ids}) "
+    "AND child_id NOT IN (SELECT id FROM headgate_job WHERE id IN ({ids}) AND state = 'waiting')"
+)
+# A dependent job's parent ids (primary key).
+SQL_DEPENDS_ON = "SELECT depends_on FROM headgate_job WHERE id = %s"
+# The results of a job's parents (primary key).
+SQL_PARENT_RESULTS = "SELECT id, result FROM headgate_job WHERE id IN ({ids})"

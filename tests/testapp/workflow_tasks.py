@@ -1,0 +1,33 @@
+"""Tasks of the workflow tests (tests/workflows, tests/acceptance/test_workflows*.py): each run
+leaves a SideEffect row, so a test sees what ran, in which order, and with which parent results."""
+
+import django_headgate as headgate
+from django_headgate import current_job
+
+
+def _record(token):
+    from .models import SideEffect
+
+    job = current_job()
+    SideEffect.objects.create(token=str(token), job_id=str(job.job_id), attempt=job.attempt)
+
+
+@headgate.task
+def step(name):
+    """Records ``name`` and returns it."""
+    _record(name)
+    return name
+
+
+@headgate.task
+def join(name):
+    """Records ``name`` with its parents' results (sorted), and returns them."""
+    results = sorted(str(value) for value in current_job().parent_results().values())
+    _record(f"{name}:{','.join(results)}")
+    return results
+
+
+@headgate.task(max_attempts=1)
+def fail_once_and_for_all(name):
+    _record(name)
+    raise RuntimeError(f"{name} fails")
