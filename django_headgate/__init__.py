@@ -17,6 +17,8 @@ _EXPORTS = {
     "get_job": "api",
     "cancel": "api",
     "chain": "api",
+    "batch": "api",
+    "get_batch": "api",
     "retry": "api",
     "current_job": "worker.context",
     "JobTimeout": "exceptions",

@@ -12,10 +12,11 @@ from .jobs.enqueue import enqueue_job, enqueue_jobs
 from .jobs.new_jobs import JobSpec, check_job_id
 from .models import Job
 from .store import get_store
+from .workflows.batches import batch, get_batch
 from .workflows.chains import chain
 from .workflows.dependencies import enqueue_spec
 
-__all__ = ["JobSpec", "cancel", "chain", "enqueue", "enqueue_many", "get_job", "retry"]
+__all__ = ["JobSpec", "batch", "cancel", "chain", "enqueue", "enqueue_many", "get_batch", "get_job", "retry"]
 
 
 def enqueue(task, args=(), kwargs=None, *, queue=None, priority=None, run_at=None, delay=None,

@@ -5,7 +5,8 @@ only (enqueue, claims, fenced writes, rescue, sweep, the unique key's release, t
 dependents: tests/store/test_the_store_is_the_only_door.py);
 their models are for reading and the admin. The small tables are written through these models:
 retention classes and policies by ``policies.py``, the duty runs and periodic cursors by their
-QuerySet methods below. No raw SQL here.
+QuerySet methods below. No raw SQL here. Past 300 lines: every table of the app is declared
+here, where Django and the migrations look for them.
 """
 
 from django.db import models
@@ -79,6 +80,7 @@ class Job(models.Model):
     depends_on = models.JSONField(null=True, blank=True)
     waiting_for = models.IntegerField(null=True, blank=True)
     on_parent_failure = models.CharField(max_length=8, null=True, blank=True)
+    batch_id = models.UUIDField(null=True, blank=True)  # a member of headgate_batch
 
     class Meta:
         db_table = "headgate_job"
@@ -90,6 +92,8 @@ class Job(models.Model):
             models.Index(fields=["state", "-priority", "run_at"], name="headgate_job_claim_any_idx"),
             # Retention sweep: expires_at <= now (NULL for non-terminal and 'forever' rows).
             models.Index(fields=["expires_at"], name="headgate_job_expires_idx"),
+            # A batch's members (partial where the vendor can: jobs outside batches add no entry).
+            models.Index(fields=["batch_id"], name="headgate_job_batch_idx", condition=models.Q(batch_id__isnull=False)),
         ]
         permissions = [("view_job_payload", "Can view job arguments and results")]
 
@@ -107,6 +111,41 @@ class JobDependency(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["parent_id", "child_id"], name="headgate_dependency_edge_uniq"),
         ]
+
+
+class Batch(models.Model):
+    """A batch of jobs (``headgate.batch()``, docs/workflows.md), written by the store: how many
+    members it has, how many ended in each terminal state (counted in the transactions that end
+    them) and its callback jobs, released once when the last member ends."""
+
+    id = models.UUIDField(primary_key=True)
+    total = models.IntegerField(null=True, blank=True)  # NULL until the batch block closes
+    succeeded = models.IntegerField(default=0)
+    dead = models.IntegerField(default=0)
+    cancelled = models.IntegerField(default=0)
+    on_success_id = models.UUIDField(null=True, blank=True)
+    on_finish_id = models.UUIDField(null=True, blank=True)
+    on_dead_id = models.UUIDField(null=True, blank=True)
+    created_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "headgate_batch"
+        ordering = ["-created_at"]
+        verbose_name_plural = "batches"
+
+    @property
+    def ended(self):
+        return self.succeeded + self.dead + self.cancelled
+
+    @property
+    def counts(self):
+        """Members by end state, and those not ended yet (``pending``)."""
+        pending = (self.total or 0) - self.ended
+        return {"succeeded": self.succeeded, "dead": self.dead, "cancelled": self.cancelled, "pending": pending}
+
+    def __str__(self):
+        return f"batch {self.id} ({self.ended}/{self.total})"
 
 
 class RetentionClass(models.Model):

@@ -34,6 +34,7 @@ from .contract.heartbeats import HeartbeatsContract
 from .contract.jobs import JobsContract
 from .contract.sweep import SweepContract
 from .contract.worker import WorkerContract
+from .contract.batches import BatchesContract
 from .contract.workflows import WorkflowsContract
 from .fragments import placeholders  # noqa: F401  (public names of this module)
 from .records import ClaimedJob, Completion, NewJob, SweepBatch  # noqa: F401
@@ -45,7 +46,7 @@ def lock_key(name):
 
 
 class BaseStore(JobsContract, HeartbeatsContract, SweepContract, WorkerContract, WorkflowsContract,
-                ErrorsContract):
+                BatchesContract, ErrorsContract):
     """Contract for one database alias. A vendor subclass sets ``vendor`` and ``statements``.
 
     ``statements`` is a tuple of the vendor's statement modules; their ``SQL_*`` constants are

@@ -45,3 +45,35 @@ SQL_FORGET_EDGES = (
 SQL_DEPENDS_ON = "SELECT depends_on FROM headgate_job WHERE id = %s"
 # The results of a job's parents (primary key).
 SQL_PARENT_RESULTS = "SELECT id, result FROM headgate_job WHERE id IN ({ids})"
+
+# -- batches --
+# An open batch: no total until its block closes.
+INSERT_BATCH = (
+    "INSERT INTO headgate_batch (id, total, succeeded, dead, cancelled, created_at) VALUES (%s, NULL, 0, 0, 0, {now})"
+)
+# Members of a batch (primary key): flagged, so that their end runs the release step.
+SQL_ADD_BATCH_MEMBERS = "UPDATE headgate_job SET batch_id = %s, has_dependents = TRUE WHERE id IN ({ids})"
+# A callback job waits for its batch's end (primary key).
+SQL_HOLD_CALLBACK = "UPDATE headgate_job SET state = 'waiting', waiting_for = 1 WHERE id = %s AND state = 'available'"
+# Close a batch: its total and callbacks (primary key).
+SQL_CLOSE_BATCH = (
+    "UPDATE headgate_batch SET total = %s, on_success_id = %s, on_finish_id = %s, on_dead_id = %s WHERE id = %s"
+)
+# The ended batch members among some jobs, by batch and end state (primary key).
+SQL_BATCH_ENDINGS = """
+SELECT batch_id, state, COUNT(*) FROM headgate_job
+WHERE id IN ({ids}) AND batch_id IS NOT NULL AND state IN ('succeeded', 'dead', 'cancelled')
+GROUP BY batch_id, state
+"""
+# Count a batch's ended members (primary key; the row lock orders the members' transactions).
+SQL_COUNT_BATCH_ENDINGS = (
+    "UPDATE headgate_batch SET succeeded = succeeded + %s, dead = dead + %s, cancelled = cancelled + %s WHERE id = %s"
+)
+# A batch's counts and callbacks ({lock}: FOR UPDATE where the vendor has row locks, so that the
+# read sees the latest committed counts).
+READ_BATCH = (
+    "SELECT total, succeeded, dead, cancelled, on_success_id, on_finish_id, on_dead_id FROM headgate_batch "
+    "WHERE id = %s {lock}"
+)
+# Mark a batch finished, once (primary key).
+FINISH_BATCH = "UPDATE headgate_batch SET finished_at = {now} WHERE id = %s AND finished_at IS NULL"

@@ -57,10 +57,12 @@ class WorkflowsContract:
         parent that ``succeeded`` (or failed, when the dependent's ``on_parent_failure`` is
         "run") counts one parent less and turns ``available`` at zero; a dependent of a parent
         that ended ``dead`` or ``cancelled`` ends ``cancelled`` (policy "cancel"), and so do its
-        own dependents, transitively. Edges of jobs no longer waiting are deleted. Returns the
-        ids of the dependents that turned available or cancelled."""
+        own dependents, transitively. Edges of jobs no longer waiting are deleted. Batch members
+        among the parents are counted (``count_batch_members``). Returns the ids of the
+        dependents that turned available or cancelled."""
         if not parent_ids:
             return set()
+        self.count_batch_members(parent_ids)  # batches: store/contract/batches.py
         db_ids = [self.db_uuid(parent_id) for parent_id in parent_ids]
         with self.cursor() as cursor:
             cursor.execute(self.sql.SQL_DEPENDENTS_OF.format(ids=placeholders(len(db_ids))), db_ids)

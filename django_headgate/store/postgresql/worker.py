@@ -99,10 +99,14 @@ class PostgreSQLWorker:
         params += [limit, worker_id, lease_seconds]
         rows = self.hot_fetchall(sql, params)
         accepted = {row[1] for row in rows if row[0]}
+        claimed = [ClaimedJob.from_row(row[1:12]) for row in rows if row[0] is False]
         parents = {row[1] for row in rows if row[0] is None}
         if parents:
-            accepted |= self.acknowledge_parents([c for c in completions if c.job_id in parents])
-        return accepted, [ClaimedJob.from_row(row[1:12]) for row in rows if row[0] is False]
+            acknowledged, released = self.acknowledge_parents([c for c in completions if c.job_id in parents])
+            accepted |= acknowledged
+            if released and len(claimed) < limit:  # as on the other vendors, the claim sees them
+                claimed += self.claim_jobs(worker_id, queues, limit - len(claimed), lease_seconds)
+        return accepted, claimed
 
     def renew_unlocked_leases(self, worker_id, leases, lease_seconds):
         if not leases:

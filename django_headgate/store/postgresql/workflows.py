@@ -4,7 +4,8 @@ apart from the batch in a transaction with their release."""
 
 from ..fragments import FENCED_UNLOCKED
 from ..workflow_statements import (  # noqa: F401  (statements of this vendor)
-    CANCEL_WAITING, LOCK_PARENTS, RECORD_PARENTS, RELEASE_WAITING, SQL_DEPENDENTS_OF, SQL_DEPENDS_ON, SQL_EDGE_ROW,
+    CANCEL_WAITING, FINISH_BATCH, INSERT_BATCH, LOCK_PARENTS, READ_BATCH, SQL_ADD_BATCH_MEMBERS,
+    SQL_BATCH_ENDINGS, SQL_CLOSE_BATCH, SQL_COUNT_BATCH_ENDINGS, SQL_HOLD_CALLBACK, RECORD_PARENTS, RELEASE_WAITING, SQL_DEPENDENTS_OF, SQL_DEPENDS_ON, SQL_EDGE_ROW,
     SQL_FLAG_PARENTS, SQL_FORGET_EDGES, SQL_INSERT_EDGE_HEAD, SQL_PARENT_RESULTS,
 )
 from .jobs import EXPIRES_NOW, NOTIFY_CHANNEL
@@ -12,6 +13,9 @@ from .jobs import EXPIRES_NOW, NOTIFY_CHANNEL
 SQL_LOCK_PARENTS = LOCK_PARENTS.format(lock="ORDER BY id FOR UPDATE")
 SQL_RECORD_PARENTS = RECORD_PARENTS.format(json="%s::jsonb")
 SQL_CANCEL_WAITING = CANCEL_WAITING.format(now="now()", expires_now=EXPIRES_NOW.format(job="headgate_job"))
+SQL_INSERT_BATCH = INSERT_BATCH.format(now="now()")
+SQL_READ_BATCH = READ_BATCH.format(lock="FOR UPDATE")
+SQL_FINISH_BATCH = FINISH_BATCH.format(now="now()")
 # The release, and a NOTIFY (on commit) per queue that has a job made available.
 SQL_RELEASE_WAITING = f"""
 WITH released AS ({RELEASE_WAITING} RETURNING state, queue)
@@ -30,12 +34,13 @@ RETURNING id
 class PostgreSQLWorkflows:
     def acknowledge_parents(self, completions):
         """Succeed parents (jobs flagged ``has_dependents``) and release their dependents, in one
-        transaction; returns the accepted ids (the others were stale or locked)."""
+        transaction; returns the accepted ids (the others were stale or locked) and whether a
+        dependent was made available or cancelled."""
         accepted = []
         with self.atomic(), self.cursor() as cursor:
             for c in completions:
                 cursor.execute(SQL_COMPLETE_PARENT, [c.result_json, c.job_id, c.fence])
                 if cursor.fetchone() is not None:
                     accepted.append(c.job_id)
-            self.release_dependents(accepted)
-        return set(accepted)
+            released = self.release_dependents(accepted)
+        return set(accepted), bool(released)

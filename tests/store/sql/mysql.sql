@@ -245,9 +245,27 @@ UPDATE headgate_job SET lease_expires_at = UTC_TIMESTAMP(6) + INTERVAL %s MICROS
 -- Snooze one job (fenced): available again after a bound duration, attempt not spent.
 UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = UTC_TIMESTAMP(6) + INTERVAL %s MICROSECOND, snoozes = COALESCE(snoozes, 0) + 1, started_at = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
 
+-- name: workflow_statements.SQL_ADD_BATCH_MEMBERS --
+-- Members of a batch (primary key): flagged, so that their end runs the release step.
+UPDATE headgate_job SET batch_id = %s, has_dependents = TRUE WHERE id IN (%s, %s, %s)
+
+-- name: workflow_statements.SQL_BATCH_ENDINGS --
+-- The ended batch members among some jobs, by batch and end state (primary key).
+SELECT batch_id, state, COUNT(*) FROM headgate_job
+WHERE id IN (%s, %s, %s) AND batch_id IS NOT NULL AND state IN ('succeeded', 'dead', 'cancelled')
+GROUP BY batch_id, state
+
 -- name: mysql.workflows.SQL_CANCEL_WAITING --
 -- A waiting job whose parent failed ends cancelled (primary key).
 UPDATE headgate_job SET state = 'cancelled', waiting_for = 0, finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND WHERE id = %s AND state = 'waiting'
+
+-- name: workflow_statements.SQL_CLOSE_BATCH --
+-- Close a batch: its total and callbacks (primary key).
+UPDATE headgate_batch SET total = %s, on_success_id = %s, on_finish_id = %s, on_dead_id = %s WHERE id = %s
+
+-- name: workflow_statements.SQL_COUNT_BATCH_ENDINGS --
+-- Count a batch's ended members (primary key; the row lock orders the members' transactions).
+UPDATE headgate_batch SET succeeded = succeeded + %s, dead = dead + %s, cancelled = cancelled + %s WHERE id = %s
 
 -- name: workflow_statements.SQL_DEPENDENTS_OF --
 -- The waiting dependents of parents that are terminal (edge index, then primary keys).
@@ -266,6 +284,10 @@ SELECT depends_on FROM headgate_job WHERE id = %s
 -- One edge's values (parent, child).
 (%s, %s)
 
+-- name: mysql.workflows.SQL_FINISH_BATCH --
+-- Mark a batch finished, once (primary key).
+UPDATE headgate_batch SET finished_at = UTC_TIMESTAMP(6) WHERE id = %s AND finished_at IS NULL
+
 -- name: workflow_statements.SQL_FLAG_PARENTS --
 -- Flag the parents not yet ended: their end runs the release step (primary key).
 UPDATE headgate_job SET has_dependents = TRUE WHERE id IN (%s, %s, %s)
@@ -273,6 +295,14 @@ UPDATE headgate_job SET has_dependents = TRUE WHERE id IN (%s, %s, %s)
 -- name: workflow_statements.SQL_FORGET_EDGES --
 -- Delete the edges of jobs that no longer wait ({ids} twice: the same ids).
 DELETE FROM headgate_job_dependency WHERE child_id IN (%s, %s, %s) AND child_id NOT IN (SELECT id FROM headgate_job WHERE id IN (%s, %s, %s) AND state = 'waiting')
+
+-- name: workflow_statements.SQL_HOLD_CALLBACK --
+-- A callback job waits for its batch's end (primary key).
+UPDATE headgate_job SET state = 'waiting', waiting_for = 1 WHERE id = %s AND state = 'available'
+
+-- name: mysql.workflows.SQL_INSERT_BATCH --
+-- An open batch: no total until its block closes.
+INSERT INTO headgate_batch (id, total, succeeded, dead, cancelled, created_at) VALUES (%s, NULL, 0, 0, 0, UTC_TIMESTAMP(6))
 
 -- name: workflow_statements.SQL_INSERT_EDGE_HEAD --
 -- One edge per pending parent: the head, then one SQL_EDGE_ROW per edge.
@@ -285,6 +315,11 @@ SELECT id, state FROM headgate_job WHERE id IN (%s, %s, %s) ORDER BY id FOR UPDA
 -- name: workflow_statements.SQL_PARENT_RESULTS --
 -- The results of a job's parents (primary key).
 SELECT id, result FROM headgate_job WHERE id IN (%s, %s, %s)
+
+-- name: mysql.workflows.SQL_READ_BATCH --
+-- A batch's counts and callbacks ({lock}: FOR UPDATE where the vendor has row locks, so that the
+-- read sees the latest committed counts).
+SELECT total, succeeded, dead, cancelled, on_success_id, on_finish_id, on_dead_id FROM headgate_batch WHERE id = %s FOR UPDATE
 
 -- name: mysql.workflows.SQL_RECORD_PARENTS --
 -- A dependent job just inserted: waiting (or available when no parent is pending), its parents
