@@ -31,3 +31,13 @@ def join(name):
 def fail_once_and_for_all(name):
     _record(name)
     raise RuntimeError(f"{name} fails")
+
+
+@headgate.task
+def member(token, seconds=0.0):
+    """A batch member: sleeps ``seconds``, then records ``token``."""
+    import time
+
+    time.sleep(seconds)
+    _record(token)
+    return token
