@@ -103,6 +103,11 @@ class StaleLease(HeadgateError):
     """The fenced write was rejected: the lease moved on (the job was rescued or re-claimed)."""
 
 
+class LeaseLost(StaleLease):
+    """``current_job().atomic()``: the job's fence moved before the block committed; the block's
+    writes were rolled back (docs/workflows.md)."""
+
+
 # Never raised in the task: it names the errors entry of an attempt that reached its time limit
 # (the worker writes it at the deadline while the task's thread may still run).
 class JobTimeout(HeadgateError):

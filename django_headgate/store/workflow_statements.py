@@ -46,6 +46,14 @@ SQL_DEPENDS_ON = "SELECT depends_on FROM headgate_job WHERE id = %s"
 # The results of a job's parents (primary key).
 SQL_PARENT_RESULTS = "SELECT id, result FROM headgate_job WHERE id IN ({ids})"
 
+# The fenced success of a job inside its task's own transaction (current_job().atomic()):
+# waits for a row lock (a renewal's, briefly) rather than skipping it.
+COMPLETE_FENCED = (
+    "UPDATE headgate_job SET state = 'succeeded', result = {json}, finished_at = {now}, "
+    "expires_at = {expires_now}, lease_owner = NULL, lease_expires_at = NULL "
+    "WHERE id = %s AND fence = %s AND state = 'running'"
+)
+
 # -- batches --
 # An open batch: no total until its block closes.
 INSERT_BATCH = (

@@ -41,3 +41,17 @@ def member(token, seconds=0.0):
     time.sleep(seconds)
     _record(token)
     return token
+
+
+@headgate.task(max_attempts=2)
+def write_atomically(token, first_attempt_seconds=0.0):
+    """Writes a SideEffect and succeeds in one transaction (``current_job().atomic()``); the
+    first attempt lingers inside the block for ``first_attempt_seconds``."""
+    import time
+
+    job = current_job()
+    with job.atomic() as block:
+        _record(token)
+        if job.attempt == 1:
+            time.sleep(first_attempt_seconds)
+        block.result = {"token": token, "attempt": job.attempt}

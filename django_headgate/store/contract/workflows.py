@@ -94,6 +94,16 @@ class WorkflowsContract:
             self.release_dependents(cancelled)
         return {*failed, *counts}
 
+    @runs("SQL_COMPLETE_FENCED")
+    def complete_in_transaction(self, job_id, fence, result_json):
+        """In the caller's transaction (the task's own, ``current_job().atomic()``): the job
+        succeeds with ``result_json`` (fenced), and its release step runs. Raises StaleLease
+        when the fence moved or the job no longer runs; the caller then rolls back."""
+        with self.cursor() as cursor:
+            cursor.execute(self.sql.SQL_COMPLETE_FENCED, [result_json, self.db_uuid(job_id), fence])
+            self.fenced(cursor, job_id, fence)
+        self.release_dependents([job_id])
+
     def forget_edges(self, child_ids):
         """Delete the edges of those of ``child_ids`` that no longer wait (caller's transaction)."""
         if not child_ids:

@@ -4,7 +4,7 @@ apart from the batch in a transaction with their release."""
 
 from ..fragments import FENCED_UNLOCKED
 from ..workflow_statements import (  # noqa: F401  (statements of this vendor)
-    CANCEL_WAITING, FINISH_BATCH, INSERT_BATCH, LOCK_PARENTS, READ_BATCH, SQL_ADD_BATCH_MEMBERS,
+    CANCEL_WAITING, COMPLETE_FENCED, FINISH_BATCH, INSERT_BATCH, LOCK_PARENTS, READ_BATCH, SQL_ADD_BATCH_MEMBERS,
     SQL_BATCH_ENDINGS, SQL_CLOSE_BATCH, SQL_COUNT_BATCH_ENDINGS, SQL_HOLD_CALLBACK, RECORD_PARENTS, RELEASE_WAITING, SQL_DEPENDENTS_OF, SQL_DEPENDS_ON, SQL_EDGE_ROW,
     SQL_FLAG_PARENTS, SQL_FORGET_EDGES, SQL_INSERT_EDGE_HEAD, SQL_PARENT_RESULTS,
 )
@@ -16,6 +16,7 @@ SQL_CANCEL_WAITING = CANCEL_WAITING.format(now="now()", expires_now=EXPIRES_NOW.
 SQL_INSERT_BATCH = INSERT_BATCH.format(now="now()")
 SQL_READ_BATCH = READ_BATCH.format(lock="FOR UPDATE")
 SQL_FINISH_BATCH = FINISH_BATCH.format(now="now()")
+SQL_COMPLETE_FENCED = COMPLETE_FENCED.format(json="%s::jsonb", now="now()", expires_now=EXPIRES_NOW.format(job="headgate_job"))
 # The release, and a NOTIFY (on commit) per queue that has a job made available.
 SQL_RELEASE_WAITING = f"""
 WITH released AS ({RELEASE_WAITING} RETURNING state, queue)

@@ -263,6 +263,11 @@ UPDATE headgate_job SET state = 'cancelled', waiting_for = 0, finished_at = UTC_
 -- Close a batch: its total and callbacks (primary key).
 UPDATE headgate_batch SET total = %s, on_success_id = %s, on_finish_id = %s, on_dead_id = %s WHERE id = %s
 
+-- name: mysql.workflows.SQL_COMPLETE_FENCED --
+-- The fenced success of a job inside its task's own transaction (current_job().atomic()):
+-- waits for a row lock (a renewal's, briefly) rather than skipping it.
+UPDATE headgate_job SET state = 'succeeded', result = %s, finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+
 -- name: workflow_statements.SQL_COUNT_BATCH_ENDINGS --
 -- Count a batch's ended members (primary key; the row lock orders the members' transactions).
 UPDATE headgate_batch SET succeeded = succeeded + %s, dead = dead + %s, cancelled = cancelled + %s WHERE id = %s

@@ -526,6 +526,11 @@ UPDATE headgate_job SET state = 'cancelled', waiting_for = 0, finished_at = now(
 -- Close a batch: its total and callbacks (primary key).
 UPDATE headgate_batch SET total = %s, on_success_id = %s, on_finish_id = %s, on_dead_id = %s WHERE id = %s
 
+-- name: postgresql.workflows.SQL_COMPLETE_FENCED --
+-- The fenced success of a job inside its task's own transaction (current_job().atomic()):
+-- waits for a row lock (a renewal's, briefly) rather than skipping it.
+UPDATE headgate_job SET state = 'succeeded', result = %s::jsonb, finished_at = now(), expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class), lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+
 -- name: postgresql.workflows.SQL_COMPLETE_PARENT --
 -- The success of one parent (fenced, a row someone else holds skipped), apart from the batch.
 UPDATE headgate_job

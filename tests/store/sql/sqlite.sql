@@ -206,6 +206,11 @@ UPDATE headgate_job SET state = 'cancelled', waiting_for = 0, finished_at = strf
 -- Close a batch: its total and callbacks (primary key).
 UPDATE headgate_batch SET total = %s, on_success_id = %s, on_finish_id = %s, on_dead_id = %s WHERE id = %s
 
+-- name: sqlite.workflows.SQL_COMPLETE_FENCED --
+-- The fenced success of a job inside its task's own transaction (current_job().atomic()):
+-- waits for a row lock (a renewal's, briefly) rather than skipping it.
+UPDATE headgate_job SET state = 'succeeded', result = %s, finished_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'), expires_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', (SELECT '+' || (rc.duration / 1000000.0) || ' seconds' FROM headgate_retention_class rc WHERE rc."key" = headgate_job.retention_class)), lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+
 -- name: workflow_statements.SQL_COUNT_BATCH_ENDINGS --
 -- Count a batch's ended members (primary key; the row lock orders the members' transactions).
 UPDATE headgate_batch SET succeeded = succeeded + %s, dead = dead + %s, cancelled = cancelled + %s WHERE id = %s
