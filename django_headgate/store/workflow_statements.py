@@ -1,6 +1,8 @@
 """Templates of the workflows section's statements (DESIGN §17), formatted by each vendor's
 ``workflows.py`` with its clock, expiry and lock clauses."""
 
+from .fragments import CLAIMED_COLUMNS
+
 # Lock a dependent job's parents at enqueue ({ids}: one %s per parent; {lock}: FOR UPDATE where
 # the vendor has row locks), reading their states (primary key).
 LOCK_PARENTS = "SELECT id, state FROM headgate_job WHERE id IN ({{ids}}) {lock}"
@@ -53,6 +55,14 @@ COMPLETE_FENCED = (
     "expires_at = {expires_now}, lease_owner = NULL, lease_expires_at = NULL "
     "WHERE id = %s AND fence = %s AND state = 'running'"
 )
+
+# Lease one available job by id, due or not (the testing kit's run_job; primary key).
+CLAIM_BY_ID = (
+    "UPDATE headgate_job SET state = 'running', attempts = attempts + 1, fence = fence + 1, lease_owner = %s, "
+    "lease_expires_at = {now_plus}, started_at = {now} WHERE id = %s AND state = 'available'"
+)
+# The claimed columns of one job (primary key).
+SQL_READ_CLAIMED = f"SELECT {CLAIMED_COLUMNS} FROM headgate_job WHERE id = %s"
 
 # -- batches --
 # An open batch: no total until its block closes.

@@ -55,3 +55,43 @@ def write_atomically(token, first_attempt_seconds=0.0):
         if job.attempt == 1:
             time.sleep(first_attempt_seconds)
         block.result = {"token": token, "attempt": job.attempt}
+
+
+@headgate.task(max_attempts=2, backoff={"base": 30, "jitter": False})
+def flaky(token):
+    """Fails its first attempt (retried 30 s later), succeeds on the next."""
+    _record(token)
+    if current_job().attempt == 1:
+        raise ConnectionError("first attempt fails")
+    return token
+
+
+@headgate.task(max_attempts=1)
+def snooze_once(token):
+    """Snoozes a minute on its first run, then succeeds."""
+    if _snoozed_before(token):
+        return token
+    _record(token)
+    raise headgate.Snooze(60)
+
+
+def _snoozed_before(token):
+    from .models import SideEffect
+
+    return SideEffect.objects.filter(token=token).exists()
+
+
+@headgate.task(max_attempts=1, timeout=0.1)
+def overrun(seconds):
+    import time
+
+    time.sleep(seconds)
+    return "too late"
+
+
+@headgate.task
+def enqueue_on_commit(token):
+    """Enqueues ``step(token)`` when the current transaction commits (a view's usual pattern)."""
+    from django.db import transaction
+
+    transaction.on_commit(lambda: headgate.enqueue(f"{__name__}.step", args=(token,)))

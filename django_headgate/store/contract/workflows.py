@@ -12,6 +12,7 @@ import json
 from collections import Counter, defaultdict
 
 from ..fragments import placeholders
+from ..records import ClaimedJob
 from . import runs
 
 TERMINAL = ("succeeded", "dead", "cancelled")
@@ -103,6 +104,20 @@ class WorkflowsContract:
             cursor.execute(self.sql.SQL_COMPLETE_FENCED, [result_json, self.db_uuid(job_id), fence])
             self.fenced(cursor, job_id, fence)
         self.release_dependents([job_id])
+
+    @runs("SQL_CLAIM_BY_ID", "SQL_READ_CLAIMED")
+    def claim_job_by_id(self, job_id, worker_id, lease_seconds):
+        """Lease the ``available`` job ``job_id`` now, due or not (``django_headgate.testing``'s
+        ``run_job``): as a claim, ``fence + 1``, ``attempts + 1``. Returns its ClaimedJob, or None
+        when the job is not available."""
+        with self.atomic(), self.cursor() as cursor:
+            cursor.execute(self.sql.SQL_CLAIM_BY_ID, [worker_id, self.duration_param(lease_seconds),
+                                                      self.db_uuid(job_id)])
+            if cursor.rowcount != 1:
+                return None
+            cursor.execute(self.sql.SQL_READ_CLAIMED, [self.db_uuid(job_id)])
+            row = cursor.fetchone()
+        return ClaimedJob.from_row((self.from_db_uuid(row[0]), *row[1:]))
 
     def forget_edges(self, child_ids):
         """Delete the edges of those of ``child_ids`` that no longer wait (caller's transaction)."""

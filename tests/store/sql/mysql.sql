@@ -259,6 +259,10 @@ GROUP BY batch_id, state
 -- A waiting job whose parent failed ends cancelled (primary key).
 UPDATE headgate_job SET state = 'cancelled', waiting_for = 0, finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND WHERE id = %s AND state = 'waiting'
 
+-- name: mysql.workflows.SQL_CLAIM_BY_ID --
+-- Lease one available job by id, due or not (the testing kit's run_job; primary key).
+UPDATE headgate_job SET state = 'running', attempts = attempts + 1, fence = fence + 1, lease_owner = %s, lease_expires_at = UTC_TIMESTAMP(6) + INTERVAL %s MICROSECOND, started_at = UTC_TIMESTAMP(6) WHERE id = %s AND state = 'available'
+
 -- name: workflow_statements.SQL_CLOSE_BATCH --
 -- Close a batch: its total and callbacks (primary key).
 UPDATE headgate_batch SET total = %s, on_success_id = %s, on_finish_id = %s, on_dead_id = %s WHERE id = %s
@@ -325,6 +329,10 @@ SELECT id, result FROM headgate_job WHERE id IN (%s, %s, %s)
 -- A batch's counts and callbacks ({lock}: FOR UPDATE where the vendor has row locks, so that the
 -- read sees the latest committed counts).
 SELECT total, succeeded, dead, cancelled, on_success_id, on_finish_id, on_dead_id FROM headgate_batch WHERE id = %s FOR UPDATE
+
+-- name: workflow_statements.SQL_READ_CLAIMED --
+-- The claimed columns of one job (primary key).
+SELECT id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at FROM headgate_job WHERE id = %s
 
 -- name: mysql.workflows.SQL_RECORD_PARENTS --
 -- A dependent job just inserted: waiting (or available when no parent is pending), its parents
