@@ -1,7 +1,8 @@
 """Headgate's Django admin (DESIGN §9), registered on the default admin site.
 
 Importing this package registers every page: job inspection and the dashboard (``jobs``),
-the policy pages (``policies``) and the read-only archive audit (``archive``).
+the policy pages (``policies``), the read-only archive audit (``archive``) and batches' progress
+(``batches``).
 """
 
-from . import archive, jobs, policies  # noqa: F401  (registration happens at import)
+from . import archive, batches, jobs, policies  # noqa: F401  (registration happens at import)
