@@ -308,25 +308,22 @@ TRUNCATE TABLE "headgate_job_archive_202501"
 -- `picked`: ready rows (claim index), skipping locked ones. Data-modifying CTEs share one
 -- snapshot and commit together; acknowledged rows are running and claimed rows available, so no
 -- row is changed twice. Rows: (true, id, NULL...) per acknowledgement first, then (false, claimed
--- job...) per claim in claim order. A job other jobs depend on (`has_dependents`, re-read on the
--- locked row) is not acknowledged here: it comes back as (NULL, id, NULL...) from `parents`, and
+-- job...) per claim in claim order. A job other jobs depend on (`has_dependents`, read from the
+-- locked row's latest version) is not acknowledged here: it comes back as (NULL, id, NULL...), and
 -- acknowledge_and_claim succeeds it with its release step in a transaction of its own.
 WITH done AS (
     SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS d(id, fence, result)
 ), ours AS (
-    SELECT j.id FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
-    WHERE j.state = 'running' AND j.has_dependents IS NOT TRUE
+    SELECT j.id, j.has_dependents FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
+    WHERE j.state = 'running'
     ORDER BY j.id
     FOR UPDATE OF j SKIP LOCKED
-), parents AS (
-    SELECT j.id FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
-    WHERE j.state = 'running' AND j.has_dependents
 ), acked AS (
     UPDATE headgate_job AS j
     SET state = 'succeeded', result = done.result::jsonb, finished_at = now(),
         expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = j.retention_class), lease_owner = NULL, lease_expires_at = NULL
     FROM ours JOIN done ON done.id = ours.id
-    WHERE j.id = ours.id
+    WHERE j.id = ours.id AND ours.has_dependents IS NOT TRUE
     RETURNING j.id
 ), picked AS (
     SELECT id, priority, run_at FROM headgate_job
@@ -349,7 +346,7 @@ FROM acked
 UNION ALL
 SELECT NULL::boolean, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
        NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::integer, NULL::timestamptz
-FROM parents
+FROM ours WHERE ours.has_dependents
 UNION ALL
 SELECT false, claimed.*, picked.priority, picked.run_at FROM claimed JOIN picked USING (id)
 ORDER BY acked DESC, priority DESC, run_at
@@ -361,25 +358,22 @@ ORDER BY acked DESC, priority DESC, run_at
 -- `picked`: ready rows (claim index), skipping locked ones. Data-modifying CTEs share one
 -- snapshot and commit together; acknowledged rows are running and claimed rows available, so no
 -- row is changed twice. Rows: (true, id, NULL...) per acknowledgement first, then (false, claimed
--- job...) per claim in claim order. A job other jobs depend on (`has_dependents`, re-read on the
--- locked row) is not acknowledged here: it comes back as (NULL, id, NULL...) from `parents`, and
+-- job...) per claim in claim order. A job other jobs depend on (`has_dependents`, read from the
+-- locked row's latest version) is not acknowledged here: it comes back as (NULL, id, NULL...), and
 -- acknowledge_and_claim succeeds it with its release step in a transaction of its own.
 WITH done AS (
     SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS d(id, fence, result)
 ), ours AS (
-    SELECT j.id FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
-    WHERE j.state = 'running' AND j.has_dependents IS NOT TRUE
+    SELECT j.id, j.has_dependents FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
+    WHERE j.state = 'running'
     ORDER BY j.id
     FOR UPDATE OF j SKIP LOCKED
-), parents AS (
-    SELECT j.id FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
-    WHERE j.state = 'running' AND j.has_dependents
 ), acked AS (
     UPDATE headgate_job AS j
     SET state = 'succeeded', result = done.result::jsonb, finished_at = now(),
         expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = j.retention_class), lease_owner = NULL, lease_expires_at = NULL
     FROM ours JOIN done ON done.id = ours.id
-    WHERE j.id = ours.id
+    WHERE j.id = ours.id AND ours.has_dependents IS NOT TRUE
     RETURNING j.id
 ), picked AS (
     SELECT id, priority, run_at FROM headgate_job
@@ -402,7 +396,7 @@ FROM acked
 UNION ALL
 SELECT NULL::boolean, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
        NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::integer, NULL::timestamptz
-FROM parents
+FROM ours WHERE ours.has_dependents
 UNION ALL
 SELECT false, claimed.*, picked.priority, picked.run_at FROM claimed JOIN picked USING (id)
 ORDER BY acked DESC, priority DESC, run_at
@@ -414,25 +408,22 @@ ORDER BY acked DESC, priority DESC, run_at
 -- `picked`: ready rows (claim index), skipping locked ones. Data-modifying CTEs share one
 -- snapshot and commit together; acknowledged rows are running and claimed rows available, so no
 -- row is changed twice. Rows: (true, id, NULL...) per acknowledgement first, then (false, claimed
--- job...) per claim in claim order. A job other jobs depend on (`has_dependents`, re-read on the
--- locked row) is not acknowledged here: it comes back as (NULL, id, NULL...) from `parents`, and
+-- job...) per claim in claim order. A job other jobs depend on (`has_dependents`, read from the
+-- locked row's latest version) is not acknowledged here: it comes back as (NULL, id, NULL...), and
 -- acknowledge_and_claim succeeds it with its release step in a transaction of its own.
 WITH done AS (
     SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS d(id, fence, result)
 ), ours AS (
-    SELECT j.id FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
-    WHERE j.state = 'running' AND j.has_dependents IS NOT TRUE
+    SELECT j.id, j.has_dependents FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
+    WHERE j.state = 'running'
     ORDER BY j.id
     FOR UPDATE OF j SKIP LOCKED
-), parents AS (
-    SELECT j.id FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
-    WHERE j.state = 'running' AND j.has_dependents
 ), acked AS (
     UPDATE headgate_job AS j
     SET state = 'succeeded', result = done.result::jsonb, finished_at = now(),
         expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = j.retention_class), lease_owner = NULL, lease_expires_at = NULL
     FROM ours JOIN done ON done.id = ours.id
-    WHERE j.id = ours.id
+    WHERE j.id = ours.id AND ours.has_dependents IS NOT TRUE
     RETURNING j.id
 ), picked AS (
     SELECT id, priority, run_at FROM headgate_job
@@ -455,7 +446,7 @@ FROM acked
 UNION ALL
 SELECT NULL::boolean, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
        NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::integer, NULL::timestamptz
-FROM parents
+FROM ours WHERE ours.has_dependents
 UNION ALL
 SELECT false, claimed.*, picked.priority, picked.run_at FROM claimed JOIN picked USING (id)
 ORDER BY acked DESC, priority DESC, run_at
