@@ -47,7 +47,8 @@ class BatchesContract:
     @runs("SQL_BATCH_ENDINGS", "SQL_COUNT_BATCH_ENDINGS")
     def count_batch_members(self, job_ids):
         """Part of the release step: count the batch members among ``job_ids`` that are terminal
-        by their end state, and settle each batch they belong to."""
+        by their end state, and settle each batch they belong to. Returns the ids of the
+        callbacks released or cancelled."""
         db_ids = [self.db_uuid(job_id) for job_id in job_ids]
         with self.cursor() as cursor:
             cursor.execute(self.sql.SQL_BATCH_ENDINGS.format(ids=placeholders(len(db_ids))), db_ids)
@@ -58,25 +59,28 @@ class BatchesContract:
                 ended = counts[batch_id]
                 cursor.execute(self.sql.SQL_COUNT_BATCH_ENDINGS,
                                [ended["succeeded"], ended["dead"], ended["cancelled"], batch_id])
+        released = set()
         for batch_id in sorted(counts, key=str):
-            self.settle_batch(self.from_db_uuid(batch_id))
+            released |= self.settle_batch(self.from_db_uuid(batch_id))
+        return released
 
     @runs("SQL_READ_BATCH", "SQL_FINISH_BATCH")
     def settle_batch(self, batch_id):
         """When the closed batch's members all ended: mark it finished (once) and release its
         callbacks: ``on_finish`` always, ``on_success`` when none failed, ``on_dead`` when one
-        ended dead; the others end ``cancelled``. Returns True when it finished now."""
+        ended dead; the others end ``cancelled``. Returns the ids of the callbacks it released
+        or cancelled (empty unless the batch finished now)."""
         with self.cursor() as cursor:
             cursor.execute(self.sql.SQL_READ_BATCH, [self.db_uuid(batch_id)])
             row = cursor.fetchone()
             if row is None:
-                return False
+                return set()
             total, succeeded, dead, cancelled, on_success, on_finish, on_dead = row
             if total is None or succeeded + dead + cancelled < total:
-                return False
+                return set()
             cursor.execute(self.sql.SQL_FINISH_BATCH, [self.db_uuid(batch_id)])
             if cursor.rowcount != 1:
-                return False  # finished by an earlier transaction
+                return set()  # finished by an earlier transaction
             run = [on_finish, on_success if dead + cancelled == 0 else None, on_dead if dead else None]
             run = [job_id for job_id in run if job_id is not None]
             skip = [job_id for job_id in (on_success, on_dead) if job_id is not None and job_id not in run]
@@ -84,4 +88,4 @@ class BatchesContract:
                 cursor.execute(self.sql.SQL_RELEASE_WAITING.format(ids=placeholders(len(run))), [1, 1, *run])
             for job_id in skip:
                 cursor.execute(self.sql.SQL_CANCEL_WAITING, [job_id])
-        return True
+        return {self.from_db_uuid(job_id) for job_id in (*run, *skip)}

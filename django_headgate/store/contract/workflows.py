@@ -60,16 +60,16 @@ class WorkflowsContract:
         that ended ``dead`` or ``cancelled`` ends ``cancelled`` (policy "cancel"), and so do its
         own dependents, transitively. Edges of jobs no longer waiting are deleted. Batch members
         among the parents are counted (``count_batch_members``). Returns the ids of the
-        dependents that turned available or cancelled."""
+        dependents and batch callbacks that turned available or cancelled."""
         if not parent_ids:
             return set()
-        self.count_batch_members(parent_ids)  # batches: store/contract/batches.py
+        callbacks = self.count_batch_members(parent_ids)  # batches: store/contract/batches.py
         db_ids = [self.db_uuid(parent_id) for parent_id in parent_ids]
         with self.cursor() as cursor:
             cursor.execute(self.sql.SQL_DEPENDENTS_OF.format(ids=placeholders(len(db_ids))), db_ids)
             rows = cursor.fetchall()
         if not rows:
-            return set()
+            return callbacks
         failed, counts = set(), Counter()
         for child_id, parent_state, policy in rows:
             child_id = self.from_db_uuid(child_id)
@@ -92,8 +92,8 @@ class WorkflowsContract:
                                [count, count, *children])
         self.forget_edges([*failed, *counts])
         if cancelled:
-            self.release_dependents(cancelled)
-        return {*failed, *counts}
+            callbacks |= self.release_dependents(cancelled)
+        return {*failed, *counts, *callbacks}
 
     @runs("SQL_COMPLETE_FENCED")
     def complete_in_transaction(self, job_id, fence, result_json):

@@ -2,7 +2,6 @@
 wakes idle workers when it makes jobs available) and the success of parents, acknowledged
 apart from the batch in a transaction with their release."""
 
-from ..fragments import FENCED_UNLOCKED
 from ..workflow_statements import (  # noqa: F401  (statements of this vendor)
     CANCEL_WAITING, CLAIM_BY_ID, SQL_READ_CLAIMED, COMPLETE_FENCED, FINISH_BATCH, INSERT_BATCH, LOCK_PARENTS, READ_BATCH, SQL_ADD_BATCH_MEMBERS,
     SQL_BATCH_ENDINGS, SQL_CLOSE_BATCH, SQL_COUNT_BATCH_ENDINGS, SQL_HOLD_CALLBACK, RECORD_PARENTS, RELEASE_WAITING, SQL_DEPENDENTS_OF, SQL_DEPENDS_ON, SQL_EDGE_ROW,
@@ -23,13 +22,23 @@ SQL_RELEASE_WAITING = f"""
 WITH released AS ({RELEASE_WAITING} RETURNING state, queue)
 SELECT pg_notify('{NOTIFY_CHANNEL}', queue) FROM (SELECT DISTINCT queue FROM released WHERE state = 'available') q
 """
-# The success of one parent (fenced, a row someone else holds skipped), apart from the batch.
-SQL_COMPLETE_PARENT = f"""
-UPDATE headgate_job
-SET state = 'succeeded', result = %s::jsonb, finished_at = now(),
-    expires_at = {EXPIRES_NOW.format(job="headgate_job")}, lease_owner = NULL, lease_expires_at = NULL
-WHERE {FENCED_UNLOCKED}
-RETURNING id
+# The success of parents (fenced, rows someone else holds skipped, locked in id order), apart
+# from the acknowledgement batch, in one statement.
+SQL_COMPLETE_PARENTS = f"""
+WITH done AS (
+    SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS d(id, fence, result)
+), ours AS (
+    SELECT j.id FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
+    WHERE j.state = 'running'
+    ORDER BY j.id
+    FOR UPDATE OF j SKIP LOCKED
+)
+UPDATE headgate_job AS j
+SET state = 'succeeded', result = done.result::jsonb, finished_at = now(),
+    expires_at = {EXPIRES_NOW.format(job="j")}, lease_owner = NULL, lease_expires_at = NULL
+FROM ours JOIN done ON done.id = ours.id
+WHERE j.id = ours.id
+RETURNING j.id
 """
 
 
@@ -38,11 +47,10 @@ class PostgreSQLWorkflows:
         """Succeed parents (jobs flagged ``has_dependents``) and release their dependents, in one
         transaction; returns the accepted ids (the others were stale or locked) and whether a
         dependent was made available or cancelled."""
-        accepted = []
         with self.atomic(), self.cursor() as cursor:
-            for c in completions:
-                cursor.execute(SQL_COMPLETE_PARENT, [c.result_json, c.job_id, c.fence])
-                if cursor.fetchone() is not None:
-                    accepted.append(c.job_id)
+            cursor.execute(SQL_COMPLETE_PARENTS, [[str(c.job_id) for c in completions],
+                                                  [c.fence for c in completions],
+                                                  [c.result_json for c in completions]])
+            accepted = [id_ for (id_,) in cursor.fetchall()]
             released = self.release_dependents(accepted)
         return set(accepted), bool(released)

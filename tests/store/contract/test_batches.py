@@ -77,3 +77,12 @@ def test_a_batch_block_that_raises_writes_nothing(store):
     except RuntimeError:
         pass
     assert not Batch.objects.exists() and not Job.objects.exists()
+
+
+def test_the_acknowledgement_of_the_last_member_claims_the_callback_it_released(store):
+    with headgate.batch(on_finish=STEP) as b:
+        b.enqueue(STEP, args=("only",))
+    (member,) = store.claim_jobs("w", None, 10, 30)
+    accepted, claimed = store.acknowledge_and_claim([Completion(member.id, member.fence, None)], "w", None, 10, 30)
+    assert accepted == {member.id}
+    assert [c.id for c in claimed] == [b.callback_ids["on_finish"]]  # a --burst worker runs it too

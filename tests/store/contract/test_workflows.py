@@ -149,3 +149,11 @@ def test_a_chain_waits_link_by_link(store):
     for job in jobs:
         succeed(store, claim(store, job))
     assert [state(j) for j in jobs] == ["succeeded"] * 3
+
+
+def test_the_acknowledgement_of_a_parent_claims_the_dependent_it_released(store):
+    parent = headgate.enqueue(STEP, args=("p",))
+    child = headgate.enqueue(STEP, args=("c",), depends_on=[parent])
+    claimed = claim(store, parent)
+    accepted, next_claimed = store.acknowledge_and_claim([Completion(claimed.id, claimed.fence, None)], "w", None, 10, 30)
+    assert accepted == {parent.id} and [c.id for c in next_claimed] == [child.id]

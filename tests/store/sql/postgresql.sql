@@ -526,13 +526,23 @@ UPDATE headgate_batch SET total = %s, on_success_id = %s, on_finish_id = %s, on_
 -- waits for a row lock (a renewal's, briefly) rather than skipping it.
 UPDATE headgate_job SET state = 'succeeded', result = %s::jsonb, finished_at = now(), expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class), lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
 
--- name: postgresql.workflows.SQL_COMPLETE_PARENT --
--- The success of one parent (fenced, a row someone else holds skipped), apart from the batch.
-UPDATE headgate_job
-SET state = 'succeeded', result = %s::jsonb, finished_at = now(),
-    expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class), lease_owner = NULL, lease_expires_at = NULL
-WHERE id = (SELECT id FROM headgate_job WHERE id = %s AND fence = %s AND state = 'running' FOR UPDATE SKIP LOCKED)
-RETURNING id
+-- name: postgresql.workflows.SQL_COMPLETE_PARENTS --
+-- The success of parents (fenced, rows someone else holds skipped, locked in id order), apart
+-- from the acknowledgement batch, in one statement.
+WITH done AS (
+    SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS d(id, fence, result)
+), ours AS (
+    SELECT j.id FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
+    WHERE j.state = 'running'
+    ORDER BY j.id
+    FOR UPDATE OF j SKIP LOCKED
+)
+UPDATE headgate_job AS j
+SET state = 'succeeded', result = done.result::jsonb, finished_at = now(),
+    expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = j.retention_class), lease_owner = NULL, lease_expires_at = NULL
+FROM ours JOIN done ON done.id = ours.id
+WHERE j.id = ours.id
+RETURNING j.id
 
 -- name: workflow_statements.SQL_COUNT_BATCH_ENDINGS --
 -- Count a batch's ended members (primary key; the row lock orders the members' transactions).
