@@ -13,13 +13,17 @@ from .jobs.new_jobs import JobSpec, check_job_id
 from .models import Job
 from .operations.meta import check_meta, enqueue_with_meta
 from .store import get_store
+from .workflows.batches import batch, get_batch
+from .workflows.chains import chain
+from .workflows.dependencies import enqueue_spec
 
-__all__ = ["JobSpec", "cancel", "enqueue", "enqueue_many", "get_job", "retry"]
+__all__ = ["JobSpec", "batch", "cancel", "chain", "enqueue", "enqueue_many", "get_batch", "get_job", "retry"]
 
 
 def enqueue(task, args=(), kwargs=None, *, queue=None, priority=None, run_at=None, delay=None,
             unique_key=None, job_id=None, max_attempts=None, retention_class=None,
-            retain_forever=False, tags=(), using=None, unique_until="evicted", timeout=None, meta=None):
+            retain_forever=False, tags=(), using=None, unique_until="evicted", timeout=None, meta=None,
+            depends_on=(), on_parent_failure="cancel"):
     """Enqueue one job in the caller's transaction and return its ``Job``.
 
     ``task`` must be registered (``@headgate.task``, ``HEADGATE["TASK_MODULES"]``), else
@@ -33,14 +37,21 @@ def enqueue(task, args=(), kwargs=None, *, queue=None, priority=None, run_at=Non
     timedelta, 0.1 s to 7 days; default the task's option, else none) limits each attempt: at the
     deadline the attempt fails with ``JobTimeout`` (docs/job-control.md). ``meta``: a small dict
     for the caller (trace context, request id; not payload), read back as ``current_job().meta``
-    (operations/meta.py). Raises a ``HeadgateError`` subclass for bad input, before any row is
-    written.
+    (operations/meta.py). ``depends_on`` (job ids or Jobs): the job waits, never claimed, until
+    those jobs ended; a parent that ends ``dead`` or ``cancelled`` cancels it, or releases it with
+    ``on_parent_failure="run"`` (docs/workflows.md; no ``unique_key`` then). Raises a
+    ``HeadgateError`` subclass for bad input, before any row is written.
     """
     spec = JobSpec(task, args, kwargs or {}, queue, priority, run_at, delay, max_attempts,
-                   retention_class, retain_forever, tags, job_id, timeout)
+                   retention_class, retain_forever, tags, job_id, timeout, depends_on or (), on_parent_failure)
     check_meta(meta)
-    return enqueue_with_meta(lambda: enqueue_job(spec, unique_key, unique_until, using), task, queue, meta,
-                             using or get_settings().database)
+    if spec.depends_on or on_parent_failure != "cancel":
+        def insert():
+            return enqueue_spec(spec, using, unique_key, unique_until)
+    else:
+        def insert():
+            return enqueue_job(spec, unique_key, unique_until, using)
+    return enqueue_with_meta(insert, task, queue, meta, using or get_settings().database)
 
 
 def enqueue_many(specs, *, using=None):
@@ -65,7 +76,8 @@ def _require_job(job_id, using):
 
 
 def cancel(job_id, *, using=None):
-    """An available job -> cancelled. A running job gets an abort request
+    """An available or waiting job -> cancelled (its waiting dependents are cancelled too, or
+    released when they run on a parent's failure). A running job gets an abort request
     (``abort_requested_at``, store clock): it stays ``running``, its task sees
     ``current_job().abort_requested`` within about a second, and it ends ``cancelled`` when it
     returns or raises (docs/job-control.md).

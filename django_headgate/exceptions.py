@@ -79,6 +79,14 @@ class JobIdConflict(InvalidJob):
     """A job with this id already exists."""
 
 
+class InvalidDependency(InvalidJob):
+    """``depends_on`` or ``on_parent_failure`` is not valid (docs/workflows.md)."""
+
+
+class DependencyNotFound(InvalidDependency):
+    """A job named in ``depends_on`` has no hot row (it never existed, or was evicted)."""
+
+
 class IdempotencyConflict(HeadgateError):
     """A hot job already holds this unique_key with other arguments."""
 
@@ -93,6 +101,11 @@ class InvalidPolicy(HeadgateError):
 
 class StaleLease(HeadgateError):
     """The fenced write was rejected: the lease moved on (the job was rescued or re-claimed)."""
+
+
+class LeaseLost(StaleLease):
+    """``current_job().atomic()``: the job's fence moved before the block committed; the block's
+    writes were rolled back (docs/workflows.md)."""
 
 
 # Never raised in the task: it names the errors entry of an attempt that reached its time limit

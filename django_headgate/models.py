@@ -1,13 +1,15 @@
 """Headgate's tables as Django models. Table names are part of the contract (DESIGN §4).
 
-``headgate_job`` and ``headgate_job_archive`` are written by ``store/`` only (enqueue, claims,
-fenced writes, rescue, sweep, the unique key's release: tests/store/test_the_store_is_the_only_door.py);
+``headgate_job``, ``headgate_job_archive`` and ``headgate_job_dependency`` are written by ``store/``
+only (enqueue, claims, fenced writes, rescue, sweep, the unique key's release, the release of
+dependents: tests/store/test_the_store_is_the_only_door.py);
 their models are for reading and the admin. The small tables are written through these models:
 retention classes and policies by ``policies.py``, the duty runs and periodic cursors by their
 QuerySet methods below. No raw SQL here.
 
 Past 300 lines on purpose: every table of the app is declared in this one module, where Django's
-app registry finds it (the compliance tables of DESIGN §18 are at the end).
+app registry and the migrations find it (the workflow tables of DESIGN §17 and the compliance
+tables of DESIGN §18 are at the end).
 """
 
 from django.db import models
@@ -19,6 +21,7 @@ class JobState(models.TextChoices):
     SUCCEEDED = "succeeded"
     DEAD = "dead"
     CANCELLED = "cancelled"
+    WAITING = "waiting"  # depends_on: never claimed until its parents ended
 
 
 TERMINAL_STATES = (JobState.SUCCEEDED, JobState.DEAD, JobState.CANCELLED)
@@ -81,6 +84,11 @@ class Job(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     expires_at = models.DateTimeField(null=True, blank=True)
+    has_dependents = models.BooleanField(null=True, blank=True)  # workflows: docs/workflows.md
+    depends_on = models.JSONField(null=True, blank=True)
+    waiting_for = models.IntegerField(null=True, blank=True)
+    on_parent_failure = models.CharField(max_length=8, null=True, blank=True)
+    batch_id = models.UUIDField(null=True, blank=True)  # a member of headgate_batch
 
     class Meta:
         db_table = "headgate_job"
@@ -92,11 +100,60 @@ class Job(models.Model):
             models.Index(fields=["state", "-priority", "run_at"], name="headgate_job_claim_any_idx"),
             # Retention sweep: expires_at <= now (NULL for non-terminal and 'forever' rows).
             models.Index(fields=["expires_at"], name="headgate_job_expires_idx"),
+            # A batch's members (partial where the vendor can: jobs outside batches add no entry).
+            models.Index(fields=["batch_id"], name="headgate_job_batch_idx", condition=models.Q(batch_id__isnull=False)),
         ]
         permissions = [("view_job_payload", "Can view job arguments and results")]
 
     def __str__(self):
         return f"{self.task} [{self.state}] {self.id}"
+
+
+class JobDependency(models.Model):
+    """An edge ``parent -> child`` of a waiting job, written by the store (docs/workflows.md)."""
+
+    parent_id, child_id = models.UUIDField(), models.UUIDField(db_index=True)
+
+    class Meta:
+        db_table = "headgate_job_dependency"
+        constraints = [
+            models.UniqueConstraint(fields=["parent_id", "child_id"], name="headgate_dependency_edge_uniq"),
+        ]
+
+
+class Batch(models.Model):
+    """A batch of jobs (``headgate.batch()``, docs/workflows.md), written by the store: how many
+    members it has, how many ended in each terminal state (counted in the transactions that end
+    them) and its callback jobs, released once when the last member ends."""
+
+    id = models.UUIDField(primary_key=True)
+    total = models.IntegerField(null=True, blank=True)  # NULL until the batch block closes
+    succeeded = models.IntegerField(default=0)
+    dead = models.IntegerField(default=0)
+    cancelled = models.IntegerField(default=0)
+    on_success_id = models.UUIDField(null=True, blank=True)
+    on_finish_id = models.UUIDField(null=True, blank=True)
+    on_dead_id = models.UUIDField(null=True, blank=True)
+    created_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "headgate_batch"
+        ordering = ["-created_at"]
+        verbose_name_plural = "batches"
+
+    @property
+    def ended(self):
+        return self.succeeded + self.dead + self.cancelled
+
+    @property
+    def counts(self):
+        """Members by end state, and those not ended yet (``pending``)."""
+        pending = (self.total or 0) - self.ended
+        return {"succeeded": self.succeeded, "dead": self.dead, "cancelled": self.cancelled, "pending": pending}
+
+    def __str__(self):
+        return f"batch {self.id} ({self.ended}/{self.total})"
 
 
 class RetentionClass(models.Model):

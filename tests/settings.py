@@ -82,7 +82,7 @@ HEADGATE = {
     "SHUTDOWN_TIMEOUT": 10,
     # tests.testapp.tasks is found by autodiscovery; these modules are listed.
     "TASK_MODULES": ["tests.testapp.module_tasks", "tests.testapp.job_control_tasks", "tests.testapp.operations_tasks",
-                     "tests.testapp.periodic_tasks"] + (
+                     "tests.testapp.periodic_tasks", "tests.testapp.workflow_tasks"] + (
         ["tests.testapp.django_tasks"] if django.VERSION >= (6, 0) else []),
 }
 # Worker subprocesses of the stop, start-up and snooze tests set these through the environment.

@@ -54,6 +54,7 @@ TASK_TEXT_COLUMNS = ("output",)
 FILTERABLE_FIELDS = (
     "id", "queue", "task", "state", "priority", "retention_class", "unique_key", "attempts",
     "max_attempts", "run_at", "created_at", "started_at", "finished_at", "expires_at",
+    "batch_id",  # a batch's members (admin/batches.py links them)
 )
 PAYLOAD_PERMISSION = "headgate.view_job_payload"
 OPERATE_PERMISSION = "headgate.change_job"

@@ -7,6 +7,7 @@ rule and the ``job_enqueued`` signal on commit. ``api.enqueue`` and ``api.enqueu
 from django.db import transaction
 
 from ..conf import get_settings
+from ..exceptions import InvalidDependency
 from ..models import Job
 from ..signals import send_job_enqueued_on_commit
 from ..store import get_store
@@ -52,6 +53,10 @@ def enqueue_jobs(specs, using=None):
     statements the store can take; returns their ids (``api.enqueue_many``)."""
     conf = get_settings()
     using = using or conf.database
+    specs = list(specs)
+    if any(spec.depends_on for spec in specs):
+        raise InvalidDependency("enqueue_many takes no depends_on: use enqueue(), or headgate.chain().",
+                                field="depends_on")
     options = OptionsCache(conf, using)
     new_jobs = [build_new_job(spec, conf, using, options=options) for spec in specs]
     if new_jobs:

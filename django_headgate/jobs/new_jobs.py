@@ -48,6 +48,9 @@ class JobSpec:
     tags: tuple = ()
     job_id: object = None
     timeout: object = None
+    #: Workflows (docs/workflows.md): the jobs this one waits for, and what their failure does.
+    depends_on: tuple = ()
+    on_parent_failure: str = "cancel"
 
 
 def check_job_id(job_id):

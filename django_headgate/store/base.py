@@ -30,6 +30,7 @@ from django.db.models import UUIDField
 from ..conf import transaction_pooled
 from ..exceptions import StaleLease
 from .contract import contract_gaps, runs, vendor_supplies
+from .contract.batches import BatchesContract
 from .contract.compliance import ComplianceContract
 from .contract.errors import ErrorsContract
 from .contract.heartbeats import HeartbeatsContract
@@ -37,6 +38,7 @@ from .contract.jobs import JobsContract
 from .contract.operations import OperationsContract
 from .contract.sweep import SweepContract
 from .contract.worker import WorkerContract
+from .contract.workflows import WorkflowsContract
 from .fragments import placeholders  # noqa: F401  (public names of this module)
 from .records import ClaimedJob, Completion, NewJob, OperationBatch, SweepBatch  # noqa: F401
 
@@ -47,7 +49,7 @@ def lock_key(name):
 
 
 class BaseStore(JobsContract, OperationsContract, HeartbeatsContract, SweepContract, WorkerContract,
-                ComplianceContract, ErrorsContract):
+                WorkflowsContract, BatchesContract, ComplianceContract, ErrorsContract):
     """Contract for one database alias. A vendor subclass sets ``vendor`` and ``statements``.
 
     ``statements`` is a tuple of the vendor's statement modules; their ``SQL_*`` constants are

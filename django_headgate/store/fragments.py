@@ -91,7 +91,7 @@ CANCEL_SET = "state = 'cancelled', finished_at = {now}, expires_at = {expires_no
 CANCEL = """
 UPDATE headgate_job
 SET """ + CANCEL_SET + """
-WHERE id = %s AND state = 'available' {returning}
+WHERE id = %s AND state IN ('available', 'waiting') {returning}
 """
 # The write of an abort request (one job here, a batch in operation_fragments.py).
 REQUEST_ABORT_SET = "abort_requested_at = COALESCE(abort_requested_at, {now})"

@@ -7,6 +7,7 @@ from functools import cached_property
 from ..conf import MAX_RESULT_BYTES_DEFAULT
 from ..exceptions import ResultTooLarge
 from ..values.payload import dump_json
+from ..workflows.fenced import fenced_completion
 from .storable import storable_json, storable_text, storable_value
 
 _local = threading.local()
@@ -50,6 +51,23 @@ class JobContext:
         if len(progress_json) > self._max_result_bytes:
             raise result_too_large("progress", len(progress_json), self._max_result_bytes)
         self._store.set_progress(self.job_id, self.fence, progress_json)
+
+    def atomic(self):
+        """``with current_job().atomic() as block:``: the task's writes on the job's database and
+        the job's fenced success commit in one transaction; ``LeaseLost`` (and a rollback) when
+        the lease moved on. ``block.result`` is stored as the job's result (docs/workflows.md)."""
+        return fenced_completion(self._store, self.job_id, self.fence, self._dump_result)
+
+    def _dump_result(self, value):
+        result_json = json_result(value)
+        if len(result_json) > self._max_result_bytes:
+            raise result_too_large("result", len(result_json), self._max_result_bytes)
+        return result_json
+
+    def parent_results(self):
+        """``{parent job id: result}`` of the jobs this one was enqueued to wait for
+        (``depends_on``, docs/workflows.md); a parent already evicted is absent. One query."""
+        return self._store.parent_results(self.job_id)
 
     def append_output(self, text):
         """Append text to the job's output (the last OUTPUT_MAX_CHARS characters are kept; NUL and

@@ -41,7 +41,7 @@ class Outcome:
 
 
 def run_job(claimed, store, worker_id, output_max_chars, max_snoozes=MAX_SNOOZES_DEFAULT,
-            stopping=frozenset(), max_result_bytes=MAX_RESULT_BYTES_DEFAULT):
+            stopping=frozenset(), max_result_bytes=MAX_RESULT_BYTES_DEFAULT, recycle_connections=True):
     """Call the job's task with its arguments; never raises. Returns an Outcome.
 
     A ``Snooze`` the task raises is a snooze while the job has snoozed fewer than
@@ -51,10 +51,12 @@ def run_job(claimed, store, worker_id, output_max_chars, max_snoozes=MAX_SNOOZES
     task would return the same again. ``stopping`` holds the
     ``(job_id, fence)`` whose ``current_job().abort_requested`` is True. Sends ``job_started``
     before the call and ``job_finished`` after it (robustly, and only when a receiver is
-    connected: ``signals.py``)."""
+    connected: ``signals.py``). ``recycle_connections=False`` (``django_headgate.testing``, which
+    runs jobs inside a test's transaction) leaves the thread's connections open after the task."""
     started = time.monotonic()
     send_job_started(claimed, worker_id)
-    outcome = _call_task(claimed, store, worker_id, output_max_chars, max_snoozes, stopping, max_result_bytes)
+    outcome = _call_task(claimed, store, worker_id, output_max_chars, max_snoozes, stopping, max_result_bytes,
+                         recycle_connections)
     outcome.seconds = time.monotonic() - started
     send_job_finished(claimed, worker_id, attempt_outcome(
         outcome.succeeded, outcome.give_up, claimed.attempt, claimed.max_attempts, snoozed=outcome.is_snooze),
@@ -63,7 +65,7 @@ def run_job(claimed, store, worker_id, output_max_chars, max_snoozes=MAX_SNOOZES
 
 
 def _call_task(claimed, store, worker_id, output_max_chars, max_snoozes, stopping=frozenset(),
-               max_result_bytes=MAX_RESULT_BYTES_DEFAULT):
+               max_result_bytes=MAX_RESULT_BYTES_DEFAULT, recycle_connections=True):
     _set_current_job(JobContext(
         claimed.id, claimed.queue, claimed.task, claimed.attempt, claimed.max_attempts,
         claimed.fence, worker_id, store, output_max_chars, stopping, max_result_bytes,
@@ -90,7 +92,7 @@ def _call_task(claimed, store, worker_id, output_max_chars, max_snoozes, stoppin
         return _failed(claimed, entry, exc, worker_id)
     finally:
         _set_current_job(None)
-        for connection in connections.all(initialized_only=True):
+        for connection in connections.all(initialized_only=True) if recycle_connections else ():
             connection.close_if_unusable_or_obsolete()
 
 

@@ -1,4 +1,4 @@
-"""Only store/ writes headgate_job and the archive (models.py, store/__init__.py): every statement
+"""Only store/ writes headgate_job, the archive and the workflow tables (models.py, store/__init__.py): every statement
 that changes them, run by the public API, by the enqueue of both unique modes and by every
 maintenance duty, is issued from a module of store/."""
 
@@ -17,7 +17,8 @@ from django_headgate.store.base import Completion
 
 ADD = "tests.testapp.tasks.add"
 # A statement that changes the hot table or the archive (not a read: SELECT ... FOR UPDATE is one).
-JOB_WRITE = re.compile(r"^\s*(INSERT\s+INTO|UPDATE|DELETE\s+FROM|TRUNCATE(\s+TABLE)?)\s+[`\"]?headgate_job(_archive)?\b",
+JOB_WRITE = re.compile(r"^\s*(INSERT\s+INTO|UPDATE|DELETE\s+FROM|TRUNCATE(\s+TABLE)?)\s+[`\"]?"
+                       r"(headgate_job(_archive|_dependency)?|headgate_batch)\b",
                        re.IGNORECASE)
 STORE = "/django_headgate/store/"
 
@@ -55,3 +56,17 @@ def test_only_the_store_writes_the_job_tables(store):
         assert again.id != held.id  # the finished holder's key was released
         MaintenanceRunner(get_settings()).run_once()
     assert found == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_only_the_store_writes_the_workflow_tables(store):
+    with writes_from_outside_the_store() as found:
+        parent = headgate.enqueue(ADD, args=(1, 2))
+        headgate.enqueue(ADD, args=(2, 3), depends_on=[parent])
+        headgate.chain(api.JobSpec(ADD, (1, 1)), api.JobSpec(ADD, (2, 2)))
+        with headgate.batch(on_finish=api.JobSpec(ADD, (0, 0))) as b:
+            b.enqueue(ADD, args=(3, 3))
+            b.enqueue_many([api.JobSpec(ADD, (4, 4))])
+        finish_every_job(store)
+    assert found == []
+    assert headgate.get_batch(b.id).finished_at is not None

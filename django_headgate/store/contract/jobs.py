@@ -86,15 +86,19 @@ class JobsContract:
 
     @runs("SQL_CANCEL", "SQL_REQUEST_ABORT")
     def cancel_job(self, job_id):
-        """available -> cancelled; running -> abort requested (``abort_requested_at`` = store
+        """available or waiting -> cancelled (and the release step of its dependents,
+        ``release_dependents``); running -> abort requested (``abort_requested_at`` = store
         now, kept from an earlier request; the state stays ``running``). Returns the new state
         (``cancelled`` or ``running``), or None when no row changed (finished, or no such job).
 
         Default: ``SQL_CANCEL ... RETURNING state``, else ``SQL_REQUEST_ABORT ... RETURNING
         state``, in one transaction."""
         with self.atomic():
-            return self.fetch_state(self.sql.SQL_CANCEL, job_id) or \
-                self.fetch_state(self.sql.SQL_REQUEST_ABORT, job_id)
+            if self.fetch_state(self.sql.SQL_CANCEL, job_id) == "cancelled":
+                self.release_dependents([job_id])  # workflows: its dependents, and its own edges
+                self.forget_edges([job_id])
+                return "cancelled"
+            return self.fetch_state(self.sql.SQL_REQUEST_ABORT, job_id)
 
     @runs("SQL_RETRY")
     def retry_job(self, job_id):
@@ -140,16 +144,20 @@ class JobsContract:
             cursor.execute(self.sql.SQL_FAIL, params)
             self.fenced(cursor, job_id, fence)
             cursor.execute(self.sql.SQL_GET_STATE, [self.db_uuid(job_id)])
-            return cursor.fetchone()[0]
+            state = cursor.fetchone()[0]
+            if state == "dead":
+                self.release_dependents([job_id])  # workflows: in this transaction
+            return state
 
     @runs("SQL_CANCEL_ABORTED")
     def cancel_aborted_job(self, job_id, fence):
         """End a running attempt whose abort was requested: ``cancelled`` (fenced; only while
         ``abort_requested_at`` is set). Raises StaleLease when no row changed (a row someone else
         holds is skipped, as for :meth:`fail_job`)."""
-        with self.cursor() as cursor:
+        with self.atomic(), self.cursor() as cursor:
             cursor.execute(self.sql.SQL_CANCEL_ABORTED, [self.db_uuid(job_id), fence])
             self.fenced(cursor, job_id, fence)
+            self.release_dependents([job_id])  # workflows: in this transaction
 
     @runs("SQL_SET_PROGRESS")
     def set_progress(self, job_id, fence, progress_json):
@@ -184,6 +192,8 @@ class JobsContract:
                     (job_id, dump_entry(lease_expired_entry(attempts, owner)))
                     for job_id, attempts, owner in rows
                 ])
+                # workflows: those that ended dead release their dependents (the others are ignored)
+                self.release_dependents([self.from_db_uuid(job_id) for job_id, _, _ in rows])
         return len(rows)
 
     @runs("SQL_RESCUE_RELEASE")

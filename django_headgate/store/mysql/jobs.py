@@ -95,7 +95,12 @@ class MySQLJobs:
 
     def cancel_job(self, job_id):
         with self.atomic():
-            return self._update_state(SQL_CANCEL, job_id) or self._update_state(SQL_REQUEST_ABORT, job_id)
+            state = self._update_state(SQL_CANCEL, job_id)
+            if state == "cancelled":
+                self.release_dependents([job_id])
+                self.forget_edges([job_id])
+                return state
+            return self._update_state(SQL_REQUEST_ABORT, job_id)
 
     def retry_job(self, job_id):
         return self._update_state(SQL_RETRY, job_id)

@@ -11,9 +11,10 @@ from .jobs import EXPIRES_NOW, NOW, NOW_PLUS
 # Acknowledgement step 1: lock the rows to acknowledge that are still running, in id order,
 # skipping rows someone else holds, so it never waits; renewal takes the same order and also
 # skips, so acknowledgement and renewal can never deadlock (fences are compared in Python).
-# Renewal reads whether each row's abort was requested in the same step.
+# Renewal reads whether each row's abort was requested in the same step; an acknowledgement,
+# whether other jobs depend on it (their release follows in the same transaction).
 SQL_LOCK_RUNNING = """
-SELECT id, fence, abort_requested_at FROM headgate_job
+SELECT id, fence, abort_requested_at, has_dependents FROM headgate_job
 WHERE id IN ({ids}) AND state = 'running' {owner_filter}
 ORDER BY id
 FOR UPDATE SKIP LOCKED
@@ -70,10 +71,13 @@ class MySQLWorker:
         by_id = {c.job_id: c for c in completions}
         db_ids = [self.db_uuid(job_id) for job_id in by_id]
         cursor.execute(SQL_LOCK_RUNNING_ANY_OWNER.format(ids=placeholders(len(db_ids))), db_ids)
-        ours = [(db_id, self.from_db_uuid(db_id)) for db_id, fence, _ in cursor.fetchall()
-                if by_id[self.from_db_uuid(db_id)].fence == fence]
+        locked = [(db_id, self.from_db_uuid(db_id), fence, has_dependents)
+                  for db_id, fence, _, has_dependents in cursor.fetchall()]
+        ours = [(db_id, job_id) for db_id, job_id, fence, _ in locked if by_id[job_id].fence == fence]
         if not ours:
             return set()
+        parents = [job_id for _, job_id, fence, has_dependents in locked
+                   if has_dependents and by_id[job_id].fence == fence]
         for group in self._by_packet(ours, by_id):
             with_result = [(db_id, by_id[job_id].result_json) for db_id, job_id in group
                            if by_id[job_id].result_json is not None]
@@ -84,6 +88,7 @@ class MySQLWorker:
             params = [value for pair in with_result for value in pair]
             cursor.execute(SQL_COMPLETE_LOCKED.format(result=result, ids=placeholders(len(group))),
                            [*params, *(db_id for db_id, _ in group)])
+        self.release_dependents(parents)
         return {job_id for _, job_id in ours}
 
     def _by_packet(self, ours, by_id):
@@ -120,7 +125,7 @@ class MySQLWorker:
         with self.atomic(), self.cursor() as cursor:
             cursor.execute(SQL_LOCK_RUNNING_OWNED.format(ids=placeholders(len(db_ids))), [*db_ids, worker_id])
             ours = [(db_id, self.from_db_uuid(db_id), requested_at is not None)
-                    for db_id, fence, requested_at in cursor.fetchall()
+                    for db_id, fence, requested_at, _ in cursor.fetchall()
                     if fences.get(self.from_db_uuid(db_id)) == fence]
             if ours:
                 cursor.execute(SQL_RENEW_LOCKED.format(ids=placeholders(len(ours))),
@@ -139,7 +144,10 @@ class MySQLWorker:
             self._lock_fenced(cursor, job_id, fence)
             cursor.execute(job_statements.SQL_FAIL, params)
             cursor.execute(job_statements.SQL_GET_STATE, [self.db_uuid(job_id)])
-            return cursor.fetchone()[0]
+            state = cursor.fetchone()[0]
+            if state == "dead":
+                self.release_dependents([job_id])
+            return state
 
     def snooze_job(self, job_id, fence, delay_seconds):
         with self.atomic(), self.cursor() as cursor:
@@ -151,6 +159,7 @@ class MySQLWorker:
             self._lock_fenced(cursor, job_id, fence)
             cursor.execute(job_statements.SQL_CANCEL_ABORTED, [self.db_uuid(job_id), fence])
             self.fenced(cursor, job_id, fence)  # locked, but its abort request may be gone
+            self.release_dependents([job_id])
 
     def _lock_fenced(self, cursor, job_id, fence):
         cursor.execute(SQL_LOCK_FENCED, [self.db_uuid(job_id), fence])

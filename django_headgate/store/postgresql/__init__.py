@@ -5,7 +5,7 @@ Statements live in the section modules (``jobs``, ``heartbeats``, ``sweep``, ``w
 methods that run them."""
 
 from ..base import BaseStore
-from . import compliance, heartbeats, jobs, operations, sweep, worker
+from . import compliance, heartbeats, jobs, operations, sweep, worker, workflows
 from .errors import PostgreSQLErrors
 from .heartbeats import PostgreSQLHeartbeats
 from .hot import PostgreSQLHotStatements
@@ -13,12 +13,13 @@ from .jobs import PostgreSQLJobs
 from .operations import PostgreSQLOperations
 from .sweep import PostgreSQLSweep
 from .worker import PostgreSQLWorker
+from .workflows import PostgreSQLWorkflows
 
 
 class PostgreSQLStore(PostgreSQLJobs, PostgreSQLOperations, PostgreSQLHeartbeats, PostgreSQLSweep,
-                      PostgreSQLWorker, PostgreSQLHotStatements, PostgreSQLErrors, BaseStore):
+                      PostgreSQLWorker, PostgreSQLWorkflows, PostgreSQLHotStatements, PostgreSQLErrors, BaseStore):
     vendor = "postgresql"
-    statements = (jobs, operations, heartbeats, sweep, worker, compliance)
+    statements = (jobs, operations, heartbeats, sweep, worker, workflows, compliance)
     supports_listen_notify = True
 
     def set_statement_budget(self, seconds, lock_seconds, *, local=False):

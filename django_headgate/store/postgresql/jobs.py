@@ -148,13 +148,16 @@ class PostgreSQLJobs:
         return [ClaimedJob.from_row(row) for row in rows]
 
     def fail_job(self, job_id, fence, error_json, retry_delay_seconds, give_up=False):
-        with self.cursor() as cursor:
+        with self.atomic(), self.cursor() as cursor:
             cursor.execute(SQL_FAIL, {
                 "give_up": give_up, "delay": retry_delay_seconds, "error": error_json,
                 "id": job_id, "fence": fence,
             })
             self.fenced(cursor, job_id, fence)
-            return cursor.fetchone()[0]
+            state = cursor.fetchone()[0]
+            if state == "dead":
+                self.release_dependents([job_id])
+            return state
 
     def release_rescued(self, cursor, released):
         ids, errors = zip(*released)

@@ -12,12 +12,14 @@ from .jobs import CLAIM_CTES, EXPIRES_NOW, NOW, NOW_PLUS_SECONDS
 # `picked`: ready rows (claim index), skipping locked ones. Data-modifying CTEs share one
 # snapshot and commit together; acknowledged rows are running and claimed rows available, so no
 # row is changed twice. Rows: (true, id, NULL...) per acknowledgement first, then (false, claimed
-# job...) per claim in claim order.
+# job...) per claim in claim order. A job other jobs depend on (`has_dependents`, read from the
+# locked row's latest version) is not acknowledged here: it comes back as (NULL, id, NULL...), and
+# acknowledge_and_claim succeeds it with its release step in a transaction of its own.
 SQL_ACK_AND_CLAIM = f"""
 WITH done AS (
     SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS d(id, fence, result)
 ), ours AS (
-    SELECT j.id FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
+    SELECT j.id, j.has_dependents FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
     WHERE j.state = 'running'
     ORDER BY j.id
     FOR UPDATE OF j SKIP LOCKED
@@ -26,13 +28,17 @@ WITH done AS (
     SET state = 'succeeded', result = done.result::jsonb, finished_at = now(),
         expires_at = {EXPIRES_NOW.format(job="j")}, lease_owner = NULL, lease_expires_at = NULL
     FROM ours JOIN done ON done.id = ours.id
-    WHERE j.id = ours.id
+    WHERE j.id = ours.id AND ours.has_dependents IS NOT TRUE
     RETURNING j.id
 ), {CLAIM_CTES}
 SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
        NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz,
        NULL::integer AS priority, NULL::timestamptz AS run_at
 FROM acked
+UNION ALL
+SELECT NULL::boolean, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::integer, NULL::timestamptz
+FROM ours WHERE ours.has_dependents
 UNION ALL
 SELECT false, claimed.*, picked.priority, picked.run_at FROM claimed JOIN picked USING (id)
 ORDER BY acked DESC, priority DESC, run_at
@@ -94,7 +100,14 @@ class PostgreSQLWorker:
         params += [limit, worker_id, lease_seconds]
         rows = self.hot_fetchall(sql, params)
         accepted = {row[1] for row in rows if row[0]}
-        return accepted, [ClaimedJob.from_row(row[1:12]) for row in rows if not row[0]]
+        claimed = [ClaimedJob.from_row(row[1:12]) for row in rows if row[0] is False]
+        parents = {row[1] for row in rows if row[0] is None}
+        if parents:
+            acknowledged, released = self.acknowledge_parents([c for c in completions if c.job_id in parents])
+            accepted |= acknowledged
+            if released and len(claimed) < limit:  # as on the other vendors, the claim sees them
+                claimed += self.claim_jobs(worker_id, queues, limit - len(claimed), lease_seconds)
+        return accepted, claimed
 
     def renew_unlocked_leases(self, worker_id, leases, lease_seconds):
         if not leases:

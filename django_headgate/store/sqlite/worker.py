@@ -5,14 +5,15 @@ spending the attempt."""
 from ..fragments import FENCED, SNOOZE, SQL_READ_FENCES, SQL_RELEASE  # noqa: F401  (statements of this vendor)
 from .jobs import EXPIRES_NOW, NOW, NOW_PLUS
 
-# Acknowledge many jobs in one fenced statement (row values; primary key). {result} is NULL or
+# Acknowledge many jobs in one fenced statement (row values; primary key); each row says
+# whether other jobs depend on it (their release follows in the same transaction). {result} is NULL or
 # a CASE id WHEN ... THEN ... END of their results; {pairs} is one (%s, %s) per job.
 SQL_COMPLETE_MANY = f"""
 UPDATE headgate_job
 SET state = 'succeeded', result = {{result}}, finished_at = {NOW}, expires_at = {EXPIRES_NOW},
     lease_owner = NULL, lease_expires_at = NULL
 WHERE state = 'running' AND (id, fence) IN (VALUES {{pairs}})
-RETURNING id
+RETURNING id, has_dependents
 """
 # Renew many leases in one fenced statement (row values; primary key), returning each renewed
 # row's abort_requested_at (an IS NOT NULL in RETURNING is evaluated wrongly by SQLite 3.40);
@@ -45,7 +46,9 @@ class SQLiteWorker:
         sql = SQL_COMPLETE_MANY.format(result=result, pairs=", ".join(["(%s, %s)"] * len(completions)))
         with self.cursor() as cursor:
             cursor.execute(sql, params)
-            return {self.from_db_uuid(row[0]) for row in cursor.fetchall()}
+            rows = cursor.fetchall()
+        self.release_dependents([self.from_db_uuid(id_) for id_, has_dependents in rows if has_dependents])
+        return {self.from_db_uuid(row[0]) for row in rows}
 
     def renew_unlocked_leases(self, worker_id, leases, lease_seconds):
         if not leases:

@@ -10,7 +10,7 @@ UPDATE headgate_job SET output = RIGHT(CONCAT(COALESCE(output, ''), %s), %s) WHE
 -- Operator cancel of a job that waits: available -> cancelled (primary key).
 UPDATE headgate_job
 SET state = 'cancelled', finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND, lease_owner = NULL, lease_expires_at = NULL
-WHERE id = %s AND state = 'available'
+WHERE id = %s AND state IN ('available', 'waiting')
 
 -- name: mysql.jobs.SQL_CANCEL_ABORTED --
 -- A running attempt whose abort was requested ends cancelled (fenced, primary key; {fenced}:
@@ -241,8 +241,9 @@ SELECT id FROM headgate_job WHERE id = %s AND fence = %s AND state = 'running' F
 -- Acknowledgement step 1: lock the rows to acknowledge that are still running, in id order,
 -- skipping rows someone else holds, so it never waits; renewal takes the same order and also
 -- skips, so acknowledgement and renewal can never deadlock (fences are compared in Python).
--- Renewal reads whether each row's abort was requested in the same step.
-SELECT id, fence, abort_requested_at FROM headgate_job
+-- Renewal reads whether each row's abort was requested in the same step; an acknowledgement,
+-- whether other jobs depend on it (their release follows in the same transaction).
+SELECT id, fence, abort_requested_at, has_dependents FROM headgate_job
 WHERE id IN (%s, %s, %s) AND state = 'running' AND lease_owner = %s
 ORDER BY id
 FOR UPDATE SKIP LOCKED
@@ -251,8 +252,9 @@ FOR UPDATE SKIP LOCKED
 -- Acknowledgement step 1: lock the rows to acknowledge that are still running, in id order,
 -- skipping rows someone else holds, so it never waits; renewal takes the same order and also
 -- skips, so acknowledgement and renewal can never deadlock (fences are compared in Python).
--- Renewal reads whether each row's abort was requested in the same step.
-SELECT id, fence, abort_requested_at FROM headgate_job
+-- Renewal reads whether each row's abort was requested in the same step; an acknowledgement,
+-- whether other jobs depend on it (their release follows in the same transaction).
+SELECT id, fence, abort_requested_at, has_dependents FROM headgate_job
 WHERE id IN (%s, %s, %s) AND state = 'running' 
 ORDER BY id
 FOR UPDATE SKIP LOCKED
@@ -261,8 +263,9 @@ FOR UPDATE SKIP LOCKED
 -- Acknowledgement step 1: lock the rows to acknowledge that are still running, in id order,
 -- skipping rows someone else holds, so it never waits; renewal takes the same order and also
 -- skips, so acknowledgement and renewal can never deadlock (fences are compared in Python).
--- Renewal reads whether each row's abort was requested in the same step.
-SELECT id, fence, abort_requested_at FROM headgate_job
+-- Renewal reads whether each row's abort was requested in the same step; an acknowledgement,
+-- whether other jobs depend on it (their release follows in the same transaction).
+SELECT id, fence, abort_requested_at, has_dependents FROM headgate_job
 WHERE id IN (%s, %s, %s) AND state = 'running' AND lease_owner = %s
 ORDER BY id
 FOR UPDATE SKIP LOCKED
@@ -294,6 +297,105 @@ SET SESSION idle_transaction_timeout = %s
 -- name: mysql.worker.SQL_SNOOZE --
 -- Snooze one job (fenced): available again after a bound duration, attempt not spent.
 UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = UTC_TIMESTAMP(6) + INTERVAL %s MICROSECOND, snoozes = COALESCE(snoozes, 0) + 1, started_at = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+
+-- name: workflow_statements.SQL_ADD_BATCH_MEMBERS --
+-- Members of a batch (primary key): flagged, so that their end runs the release step.
+UPDATE headgate_job SET batch_id = %s, has_dependents = TRUE WHERE id IN (%s, %s, %s)
+
+-- name: workflow_statements.SQL_BATCH_ENDINGS --
+-- The ended batch members among some jobs, by batch and end state (primary key).
+SELECT batch_id, state, COUNT(*) FROM headgate_job
+WHERE id IN (%s, %s, %s) AND batch_id IS NOT NULL AND state IN ('succeeded', 'dead', 'cancelled')
+GROUP BY batch_id, state
+
+-- name: mysql.workflows.SQL_CANCEL_WAITING --
+-- A waiting job whose parent failed ends cancelled (primary key).
+UPDATE headgate_job SET state = 'cancelled', waiting_for = 0, finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND WHERE id = %s AND state = 'waiting'
+
+-- name: mysql.workflows.SQL_CLAIM_BY_ID --
+-- Lease one available job by id, due or not (the testing kit's run_job; primary key).
+UPDATE headgate_job SET state = 'running', attempts = attempts + 1, fence = fence + 1, lease_owner = %s, lease_expires_at = UTC_TIMESTAMP(6) + INTERVAL %s MICROSECOND, started_at = UTC_TIMESTAMP(6) WHERE id = %s AND state = 'available'
+
+-- name: workflow_statements.SQL_CLOSE_BATCH --
+-- Close a batch: its total and callbacks (primary key).
+UPDATE headgate_batch SET total = %s, on_success_id = %s, on_finish_id = %s, on_dead_id = %s WHERE id = %s
+
+-- name: mysql.workflows.SQL_COMPLETE_FENCED --
+-- The fenced success of a job inside its task's own transaction (current_job().atomic()):
+-- waits for a row lock (a renewal's, briefly) rather than skipping it.
+UPDATE headgate_job SET state = 'succeeded', result = %s, finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+
+-- name: workflow_statements.SQL_COUNT_BATCH_ENDINGS --
+-- Count a batch's ended members (primary key; the row lock orders the members' transactions).
+UPDATE headgate_batch SET succeeded = succeeded + %s, dead = dead + %s, cancelled = cancelled + %s WHERE id = %s
+
+-- name: workflow_statements.SQL_DEPENDENTS_OF --
+-- The waiting dependents of parents that are terminal (edge index, then primary keys).
+SELECT d.child_id, p.state, c.on_parent_failure
+FROM headgate_job_dependency d
+JOIN headgate_job p ON p.id = d.parent_id
+JOIN headgate_job c ON c.id = d.child_id
+WHERE d.parent_id IN (%s, %s, %s) AND p.state IN ('succeeded', 'dead', 'cancelled') AND c.state = 'waiting'
+ORDER BY d.child_id
+
+-- name: workflow_statements.SQL_DEPENDS_ON --
+-- A dependent job's parent ids (primary key).
+SELECT depends_on FROM headgate_job WHERE id = %s
+
+-- name: workflow_statements.SQL_EDGE_ROW --
+-- One edge's values (parent, child).
+(%s, %s)
+
+-- name: mysql.workflows.SQL_FINISH_BATCH --
+-- Mark a batch finished, once (primary key).
+UPDATE headgate_batch SET finished_at = UTC_TIMESTAMP(6) WHERE id = %s AND finished_at IS NULL
+
+-- name: workflow_statements.SQL_FLAG_PARENTS --
+-- Flag the parents not yet ended: their end runs the release step (primary key).
+UPDATE headgate_job SET has_dependents = TRUE WHERE id IN (%s, %s, %s)
+
+-- name: workflow_statements.SQL_FORGET_EDGES --
+-- Delete the edges of jobs that no longer wait ({ids} twice: the same ids).
+DELETE FROM headgate_job_dependency WHERE child_id IN (%s, %s, %s) AND child_id NOT IN (SELECT id FROM headgate_job WHERE id IN (%s, %s, %s) AND state = 'waiting')
+
+-- name: workflow_statements.SQL_HOLD_CALLBACK --
+-- A callback job waits for its batch's end (primary key).
+UPDATE headgate_job SET state = 'waiting', waiting_for = 1 WHERE id = %s AND state = 'available'
+
+-- name: mysql.workflows.SQL_INSERT_BATCH --
+-- An open batch: no total until its block closes.
+INSERT INTO headgate_batch (id, total, succeeded, dead, cancelled, created_at) VALUES (%s, NULL, 0, 0, 0, UTC_TIMESTAMP(6))
+
+-- name: workflow_statements.SQL_INSERT_EDGE_HEAD --
+-- One edge per pending parent: the head, then one SQL_EDGE_ROW per edge.
+INSERT INTO headgate_job_dependency (parent_id, child_id) VALUES
+
+-- name: mysql.workflows.SQL_LOCK_PARENTS --
+-- A locking read: the latest committed states, whatever the transaction read before.
+SELECT id, state FROM headgate_job WHERE id IN (%s, %s, %s) ORDER BY id FOR UPDATE
+
+-- name: workflow_statements.SQL_PARENT_RESULTS --
+-- The results of a job's parents (primary key).
+SELECT id, result FROM headgate_job WHERE id IN (%s, %s, %s)
+
+-- name: mysql.workflows.SQL_READ_BATCH --
+-- A batch's counts and callbacks ({lock}: FOR UPDATE where the vendor has row locks, so that the
+-- read sees the latest committed counts).
+SELECT total, succeeded, dead, cancelled, on_success_id, on_finish_id, on_dead_id FROM headgate_batch WHERE id = %s FOR UPDATE
+
+-- name: workflow_statements.SQL_READ_CLAIMED --
+-- The claimed columns of one job (primary key).
+SELECT id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at FROM headgate_job WHERE id = %s
+
+-- name: mysql.workflows.SQL_RECORD_PARENTS --
+-- A dependent job just inserted: waiting (or available when no parent is pending), its parents
+-- and its policy (primary key).
+UPDATE headgate_job SET state = %s, waiting_for = %s, on_parent_failure = %s, depends_on = %s WHERE id = %s
+
+-- name: mysql.workflows.SQL_RELEASE_WAITING --
+-- Waiting jobs count %s parents less and turn available at zero. MySQL evaluates SET left to
+-- right: the state is assigned first, from the old count.
+UPDATE headgate_job SET state = CASE WHEN waiting_for <= %s THEN 'available' ELSE state END, waiting_for = waiting_for - %s WHERE state = 'waiting' AND id IN (%s, %s, %s)
 
 -- name: mysql.compliance.SQL_BLANK_ARCHIVE --
 -- Blank one archived row's payloads (primary key, so one partition).

@@ -10,7 +10,7 @@ UPDATE headgate_job SET output = right(coalesce(output, '') || %s, %s) WHERE id 
 -- Operator cancel of a job that waits: available -> cancelled (primary key).
 UPDATE headgate_job
 SET state = 'cancelled', finished_at = now(), expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class), lease_owner = NULL, lease_expires_at = NULL
-WHERE id = %s AND state = 'available' RETURNING state
+WHERE id = %s AND state IN ('available', 'waiting') RETURNING state
 
 -- name: postgresql.jobs.SQL_CANCEL_ABORTED --
 -- An attempt whose abort was requested ends cancelled (fenced; a row someone else holds is skipped).
@@ -358,11 +358,13 @@ TRUNCATE TABLE "headgate_job_archive_202501"
 -- `picked`: ready rows (claim index), skipping locked ones. Data-modifying CTEs share one
 -- snapshot and commit together; acknowledged rows are running and claimed rows available, so no
 -- row is changed twice. Rows: (true, id, NULL...) per acknowledgement first, then (false, claimed
--- job...) per claim in claim order.
+-- job...) per claim in claim order. A job other jobs depend on (`has_dependents`, read from the
+-- locked row's latest version) is not acknowledged here: it comes back as (NULL, id, NULL...), and
+-- acknowledge_and_claim succeeds it with its release step in a transaction of its own.
 WITH done AS (
     SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS d(id, fence, result)
 ), ours AS (
-    SELECT j.id FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
+    SELECT j.id, j.has_dependents FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
     WHERE j.state = 'running'
     ORDER BY j.id
     FOR UPDATE OF j SKIP LOCKED
@@ -371,7 +373,7 @@ WITH done AS (
     SET state = 'succeeded', result = done.result::jsonb, finished_at = now(),
         expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = j.retention_class), lease_owner = NULL, lease_expires_at = NULL
     FROM ours JOIN done ON done.id = ours.id
-    WHERE j.id = ours.id
+    WHERE j.id = ours.id AND ours.has_dependents IS NOT TRUE
     RETURNING j.id
 ), picked AS (
     SELECT id, priority, run_at FROM headgate_job
@@ -392,6 +394,10 @@ SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, N
        NULL::integer AS priority, NULL::timestamptz AS run_at
 FROM acked
 UNION ALL
+SELECT NULL::boolean, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::integer, NULL::timestamptz
+FROM ours WHERE ours.has_dependents
+UNION ALL
 SELECT false, claimed.*, picked.priority, picked.run_at FROM claimed JOIN picked USING (id)
 ORDER BY acked DESC, priority DESC, run_at
 
@@ -402,11 +408,13 @@ ORDER BY acked DESC, priority DESC, run_at
 -- `picked`: ready rows (claim index), skipping locked ones. Data-modifying CTEs share one
 -- snapshot and commit together; acknowledged rows are running and claimed rows available, so no
 -- row is changed twice. Rows: (true, id, NULL...) per acknowledgement first, then (false, claimed
--- job...) per claim in claim order.
+-- job...) per claim in claim order. A job other jobs depend on (`has_dependents`, read from the
+-- locked row's latest version) is not acknowledged here: it comes back as (NULL, id, NULL...), and
+-- acknowledge_and_claim succeeds it with its release step in a transaction of its own.
 WITH done AS (
     SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS d(id, fence, result)
 ), ours AS (
-    SELECT j.id FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
+    SELECT j.id, j.has_dependents FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
     WHERE j.state = 'running'
     ORDER BY j.id
     FOR UPDATE OF j SKIP LOCKED
@@ -415,7 +423,7 @@ WITH done AS (
     SET state = 'succeeded', result = done.result::jsonb, finished_at = now(),
         expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = j.retention_class), lease_owner = NULL, lease_expires_at = NULL
     FROM ours JOIN done ON done.id = ours.id
-    WHERE j.id = ours.id
+    WHERE j.id = ours.id AND ours.has_dependents IS NOT TRUE
     RETURNING j.id
 ), picked AS (
     SELECT id, priority, run_at FROM headgate_job
@@ -436,6 +444,10 @@ SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, N
        NULL::integer AS priority, NULL::timestamptz AS run_at
 FROM acked
 UNION ALL
+SELECT NULL::boolean, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::integer, NULL::timestamptz
+FROM ours WHERE ours.has_dependents
+UNION ALL
 SELECT false, claimed.*, picked.priority, picked.run_at FROM claimed JOIN picked USING (id)
 ORDER BY acked DESC, priority DESC, run_at
 
@@ -446,11 +458,13 @@ ORDER BY acked DESC, priority DESC, run_at
 -- `picked`: ready rows (claim index), skipping locked ones. Data-modifying CTEs share one
 -- snapshot and commit together; acknowledged rows are running and claimed rows available, so no
 -- row is changed twice. Rows: (true, id, NULL...) per acknowledgement first, then (false, claimed
--- job...) per claim in claim order.
+-- job...) per claim in claim order. A job other jobs depend on (`has_dependents`, read from the
+-- locked row's latest version) is not acknowledged here: it comes back as (NULL, id, NULL...), and
+-- acknowledge_and_claim succeeds it with its release step in a transaction of its own.
 WITH done AS (
     SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS d(id, fence, result)
 ), ours AS (
-    SELECT j.id FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
+    SELECT j.id, j.has_dependents FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
     WHERE j.state = 'running'
     ORDER BY j.id
     FOR UPDATE OF j SKIP LOCKED
@@ -459,7 +473,7 @@ WITH done AS (
     SET state = 'succeeded', result = done.result::jsonb, finished_at = now(),
         expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = j.retention_class), lease_owner = NULL, lease_expires_at = NULL
     FROM ours JOIN done ON done.id = ours.id
-    WHERE j.id = ours.id
+    WHERE j.id = ours.id AND ours.has_dependents IS NOT TRUE
     RETURNING j.id
 ), picked AS (
     SELECT id, priority, run_at FROM headgate_job
@@ -479,6 +493,10 @@ SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, N
        NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz,
        NULL::integer AS priority, NULL::timestamptz AS run_at
 FROM acked
+UNION ALL
+SELECT NULL::boolean, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::integer, NULL::timestamptz
+FROM ours WHERE ours.has_dependents
 UNION ALL
 SELECT false, claimed.*, picked.priority, picked.run_at FROM claimed JOIN picked USING (id)
 ORDER BY acked DESC, priority DESC, run_at
@@ -538,6 +556,124 @@ SELECT set_config('enable_bitmapscan', 'off', false), set_config('enable_seqscan
 -- Snooze one job (fenced, skipping a row someone else holds): available again after a bound
 -- number of seconds, attempt not spent.
 UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = now() + make_interval(secs => %s), snoozes = COALESCE(snoozes, 0) + 1, started_at = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE id = (SELECT id FROM headgate_job WHERE id = %s AND fence = %s AND state = 'running' FOR UPDATE SKIP LOCKED)
+
+-- name: workflow_statements.SQL_ADD_BATCH_MEMBERS --
+-- Members of a batch (primary key): flagged, so that their end runs the release step.
+UPDATE headgate_job SET batch_id = %s, has_dependents = TRUE WHERE id IN (%s, %s, %s)
+
+-- name: workflow_statements.SQL_BATCH_ENDINGS --
+-- The ended batch members among some jobs, by batch and end state (primary key).
+SELECT batch_id, state, COUNT(*) FROM headgate_job
+WHERE id IN (%s, %s, %s) AND batch_id IS NOT NULL AND state IN ('succeeded', 'dead', 'cancelled')
+GROUP BY batch_id, state
+
+-- name: postgresql.workflows.SQL_CANCEL_WAITING --
+-- A waiting job whose parent failed ends cancelled (primary key).
+UPDATE headgate_job SET state = 'cancelled', waiting_for = 0, finished_at = now(), expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class) WHERE id = %s AND state = 'waiting'
+
+-- name: postgresql.workflows.SQL_CLAIM_BY_ID --
+-- Lease one available job by id, due or not (the testing kit's run_job; primary key).
+UPDATE headgate_job SET state = 'running', attempts = attempts + 1, fence = fence + 1, lease_owner = %s, lease_expires_at = now() + make_interval(secs => %s), started_at = now() WHERE id = %s AND state = 'available'
+
+-- name: workflow_statements.SQL_CLOSE_BATCH --
+-- Close a batch: its total and callbacks (primary key).
+UPDATE headgate_batch SET total = %s, on_success_id = %s, on_finish_id = %s, on_dead_id = %s WHERE id = %s
+
+-- name: postgresql.workflows.SQL_COMPLETE_FENCED --
+-- The fenced success of a job inside its task's own transaction (current_job().atomic()):
+-- waits for a row lock (a renewal's, briefly) rather than skipping it.
+UPDATE headgate_job SET state = 'succeeded', result = %s::jsonb, finished_at = now(), expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class), lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+
+-- name: postgresql.workflows.SQL_COMPLETE_PARENTS --
+-- The success of parents (fenced, rows someone else holds skipped, locked in id order), apart
+-- from the acknowledgement batch, in one statement.
+WITH done AS (
+    SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS d(id, fence, result)
+), ours AS (
+    SELECT j.id FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
+    WHERE j.state = 'running'
+    ORDER BY j.id
+    FOR UPDATE OF j SKIP LOCKED
+)
+UPDATE headgate_job AS j
+SET state = 'succeeded', result = done.result::jsonb, finished_at = now(),
+    expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = j.retention_class), lease_owner = NULL, lease_expires_at = NULL
+FROM ours JOIN done ON done.id = ours.id
+WHERE j.id = ours.id
+RETURNING j.id
+
+-- name: workflow_statements.SQL_COUNT_BATCH_ENDINGS --
+-- Count a batch's ended members (primary key; the row lock orders the members' transactions).
+UPDATE headgate_batch SET succeeded = succeeded + %s, dead = dead + %s, cancelled = cancelled + %s WHERE id = %s
+
+-- name: workflow_statements.SQL_DEPENDENTS_OF --
+-- The waiting dependents of parents that are terminal (edge index, then primary keys).
+SELECT d.child_id, p.state, c.on_parent_failure
+FROM headgate_job_dependency d
+JOIN headgate_job p ON p.id = d.parent_id
+JOIN headgate_job c ON c.id = d.child_id
+WHERE d.parent_id IN (%s, %s, %s) AND p.state IN ('succeeded', 'dead', 'cancelled') AND c.state = 'waiting'
+ORDER BY d.child_id
+
+-- name: workflow_statements.SQL_DEPENDS_ON --
+-- A dependent job's parent ids (primary key).
+SELECT depends_on FROM headgate_job WHERE id = %s
+
+-- name: workflow_statements.SQL_EDGE_ROW --
+-- One edge's values (parent, child).
+(%s, %s)
+
+-- name: postgresql.workflows.SQL_FINISH_BATCH --
+-- Mark a batch finished, once (primary key).
+UPDATE headgate_batch SET finished_at = now() WHERE id = %s AND finished_at IS NULL
+
+-- name: workflow_statements.SQL_FLAG_PARENTS --
+-- Flag the parents not yet ended: their end runs the release step (primary key).
+UPDATE headgate_job SET has_dependents = TRUE WHERE id IN (%s, %s, %s)
+
+-- name: workflow_statements.SQL_FORGET_EDGES --
+-- Delete the edges of jobs that no longer wait ({ids} twice: the same ids).
+DELETE FROM headgate_job_dependency WHERE child_id IN (%s, %s, %s) AND child_id NOT IN (SELECT id FROM headgate_job WHERE id IN (%s, %s, %s) AND state = 'waiting')
+
+-- name: workflow_statements.SQL_HOLD_CALLBACK --
+-- A callback job waits for its batch's end (primary key).
+UPDATE headgate_job SET state = 'waiting', waiting_for = 1 WHERE id = %s AND state = 'available'
+
+-- name: postgresql.workflows.SQL_INSERT_BATCH --
+-- An open batch: no total until its block closes.
+INSERT INTO headgate_batch (id, total, succeeded, dead, cancelled, created_at) VALUES (%s, NULL, 0, 0, 0, now())
+
+-- name: workflow_statements.SQL_INSERT_EDGE_HEAD --
+-- One edge per pending parent: the head, then one SQL_EDGE_ROW per edge.
+INSERT INTO headgate_job_dependency (parent_id, child_id) VALUES
+
+-- name: postgresql.workflows.SQL_LOCK_PARENTS --
+-- Lock a dependent job's parents at enqueue ({ids}: one %s per parent; {lock}: FOR UPDATE where
+-- the vendor has row locks), reading their states (primary key).
+SELECT id, state FROM headgate_job WHERE id IN (%s, %s, %s) ORDER BY id FOR UPDATE
+
+-- name: workflow_statements.SQL_PARENT_RESULTS --
+-- The results of a job's parents (primary key).
+SELECT id, result FROM headgate_job WHERE id IN (%s, %s, %s)
+
+-- name: postgresql.workflows.SQL_READ_BATCH --
+-- A batch's counts and callbacks ({lock}: FOR UPDATE where the vendor has row locks, so that the
+-- read sees the latest committed counts).
+SELECT total, succeeded, dead, cancelled, on_success_id, on_finish_id, on_dead_id FROM headgate_batch WHERE id = %s FOR UPDATE
+
+-- name: workflow_statements.SQL_READ_CLAIMED --
+-- The claimed columns of one job (primary key).
+SELECT id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at FROM headgate_job WHERE id = %s
+
+-- name: postgresql.workflows.SQL_RECORD_PARENTS --
+-- A dependent job just inserted: waiting (or available when no parent is pending), its parents
+-- and its policy (primary key).
+UPDATE headgate_job SET state = %s, waiting_for = %s, on_parent_failure = %s, depends_on = %s::jsonb WHERE id = %s
+
+-- name: postgresql.workflows.SQL_RELEASE_WAITING --
+-- The release, and a NOTIFY (on commit) per queue that has a job made available.
+WITH released AS (UPDATE headgate_job SET state = CASE WHEN waiting_for <= %s THEN 'available' ELSE state END, waiting_for = waiting_for - %s WHERE state = 'waiting' AND id IN (%s, %s, %s) RETURNING state, queue)
+SELECT pg_notify('headgate_jobs', queue) FROM (SELECT DISTINCT queue FROM released WHERE state = 'available') q
 
 -- name: postgresql.compliance.SQL_BLANK_ARCHIVE --
 -- Blank one archived row's payloads (primary key, so one partition).

@@ -10,7 +10,7 @@ UPDATE headgate_job SET output = substr(coalesce(output, '') || %s, -%s) WHERE i
 -- Operator cancel of a job that waits: available -> cancelled (primary key).
 UPDATE headgate_job
 SET state = 'cancelled', finished_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'), expires_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', (SELECT '+' || (rc.duration / 1000000.0) || ' seconds' FROM headgate_retention_class rc WHERE rc."key" = headgate_job.retention_class)), lease_owner = NULL, lease_expires_at = NULL
-WHERE id = %s AND state = 'available' RETURNING state
+WHERE id = %s AND state IN ('available', 'waiting') RETURNING state
 
 -- name: sqlite.jobs.SQL_CANCEL_ABORTED --
 -- A running attempt whose abort was requested ends cancelled (fenced, primary key; {fenced}:
@@ -198,13 +198,14 @@ SELECT id FROM headgate_job WHERE state IN ('succeeded', 'dead', 'cancelled') AN
 DELETE FROM headgate_job_archive WHERE evicted_at_ms >= %s AND evicted_at_ms < %s
 
 -- name: sqlite.worker.SQL_COMPLETE_MANY --
--- Acknowledge many jobs in one fenced statement (row values; primary key). {result} is NULL or
+-- Acknowledge many jobs in one fenced statement (row values; primary key); each row says
+-- whether other jobs depend on it (their release follows in the same transaction). {result} is NULL or
 -- a CASE id WHEN ... THEN ... END of their results; {pairs} is one (%s, %s) per job.
 UPDATE headgate_job
 SET state = 'succeeded', result = CASE id WHEN %s THEN %s WHEN %s THEN %s END, finished_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'), expires_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', (SELECT '+' || (rc.duration / 1000000.0) || ' seconds' FROM headgate_retention_class rc WHERE rc."key" = headgate_job.retention_class)),
     lease_owner = NULL, lease_expires_at = NULL
 WHERE state = 'running' AND (id, fence) IN (VALUES (%s, %s), (%s, %s), (%s, %s))
-RETURNING id
+RETURNING id, has_dependents
 
 -- name: fragments.SQL_READ_FENCES --
 -- State and fence of some jobs, consistent read without locks (primary key; {ids}: placeholders).
@@ -228,6 +229,106 @@ RETURNING id, abort_requested_at
 -- name: sqlite.worker.SQL_SNOOZE --
 -- Snooze one job (fenced): available again after a bound strftime modifier, attempt not spent.
 UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', %s), snoozes = COALESCE(snoozes, 0) + 1, started_at = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+
+-- name: workflow_statements.SQL_ADD_BATCH_MEMBERS --
+-- Members of a batch (primary key): flagged, so that their end runs the release step.
+UPDATE headgate_job SET batch_id = %s, has_dependents = TRUE WHERE id IN (%s, %s, %s)
+
+-- name: workflow_statements.SQL_BATCH_ENDINGS --
+-- The ended batch members among some jobs, by batch and end state (primary key).
+SELECT batch_id, state, COUNT(*) FROM headgate_job
+WHERE id IN (%s, %s, %s) AND batch_id IS NOT NULL AND state IN ('succeeded', 'dead', 'cancelled')
+GROUP BY batch_id, state
+
+-- name: sqlite.workflows.SQL_CANCEL_WAITING --
+-- A waiting job whose parent failed ends cancelled (primary key).
+UPDATE headgate_job SET state = 'cancelled', waiting_for = 0, finished_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'), expires_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', (SELECT '+' || (rc.duration / 1000000.0) || ' seconds' FROM headgate_retention_class rc WHERE rc."key" = headgate_job.retention_class)) WHERE id = %s AND state = 'waiting'
+
+-- name: sqlite.workflows.SQL_CLAIM_BY_ID --
+-- Lease one available job by id, due or not (the testing kit's run_job; primary key).
+UPDATE headgate_job SET state = 'running', attempts = attempts + 1, fence = fence + 1, lease_owner = %s, lease_expires_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', %s), started_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now') WHERE id = %s AND state = 'available'
+
+-- name: workflow_statements.SQL_CLOSE_BATCH --
+-- Close a batch: its total and callbacks (primary key).
+UPDATE headgate_batch SET total = %s, on_success_id = %s, on_finish_id = %s, on_dead_id = %s WHERE id = %s
+
+-- name: sqlite.workflows.SQL_COMPLETE_FENCED --
+-- The fenced success of a job inside its task's own transaction (current_job().atomic()):
+-- waits for a row lock (a renewal's, briefly) rather than skipping it.
+UPDATE headgate_job SET state = 'succeeded', result = %s, finished_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'), expires_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', (SELECT '+' || (rc.duration / 1000000.0) || ' seconds' FROM headgate_retention_class rc WHERE rc."key" = headgate_job.retention_class)), lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+
+-- name: workflow_statements.SQL_COUNT_BATCH_ENDINGS --
+-- Count a batch's ended members (primary key; the row lock orders the members' transactions).
+UPDATE headgate_batch SET succeeded = succeeded + %s, dead = dead + %s, cancelled = cancelled + %s WHERE id = %s
+
+-- name: workflow_statements.SQL_DEPENDENTS_OF --
+-- The waiting dependents of parents that are terminal (edge index, then primary keys).
+SELECT d.child_id, p.state, c.on_parent_failure
+FROM headgate_job_dependency d
+JOIN headgate_job p ON p.id = d.parent_id
+JOIN headgate_job c ON c.id = d.child_id
+WHERE d.parent_id IN (%s, %s, %s) AND p.state IN ('succeeded', 'dead', 'cancelled') AND c.state = 'waiting'
+ORDER BY d.child_id
+
+-- name: workflow_statements.SQL_DEPENDS_ON --
+-- A dependent job's parent ids (primary key).
+SELECT depends_on FROM headgate_job WHERE id = %s
+
+-- name: workflow_statements.SQL_EDGE_ROW --
+-- One edge's values (parent, child).
+(%s, %s)
+
+-- name: sqlite.workflows.SQL_FINISH_BATCH --
+-- Mark a batch finished, once (primary key).
+UPDATE headgate_batch SET finished_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now') WHERE id = %s AND finished_at IS NULL
+
+-- name: workflow_statements.SQL_FLAG_PARENTS --
+-- Flag the parents not yet ended: their end runs the release step (primary key).
+UPDATE headgate_job SET has_dependents = TRUE WHERE id IN (%s, %s, %s)
+
+-- name: workflow_statements.SQL_FORGET_EDGES --
+-- Delete the edges of jobs that no longer wait ({ids} twice: the same ids).
+DELETE FROM headgate_job_dependency WHERE child_id IN (%s, %s, %s) AND child_id NOT IN (SELECT id FROM headgate_job WHERE id IN (%s, %s, %s) AND state = 'waiting')
+
+-- name: workflow_statements.SQL_HOLD_CALLBACK --
+-- A callback job waits for its batch's end (primary key).
+UPDATE headgate_job SET state = 'waiting', waiting_for = 1 WHERE id = %s AND state = 'available'
+
+-- name: sqlite.workflows.SQL_INSERT_BATCH --
+-- An open batch: no total until its block closes.
+INSERT INTO headgate_batch (id, total, succeeded, dead, cancelled, created_at) VALUES (%s, NULL, 0, 0, 0, strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'))
+
+-- name: workflow_statements.SQL_INSERT_EDGE_HEAD --
+-- One edge per pending parent: the head, then one SQL_EDGE_ROW per edge.
+INSERT INTO headgate_job_dependency (parent_id, child_id) VALUES
+
+-- name: sqlite.workflows.SQL_LOCK_PARENTS --
+-- Lock a dependent job's parents at enqueue ({ids}: one %s per parent; {lock}: FOR UPDATE where
+-- the vendor has row locks), reading their states (primary key).
+SELECT id, state FROM headgate_job WHERE id IN (%s, %s, %s)
+
+-- name: workflow_statements.SQL_PARENT_RESULTS --
+-- The results of a job's parents (primary key).
+SELECT id, result FROM headgate_job WHERE id IN (%s, %s, %s)
+
+-- name: sqlite.workflows.SQL_READ_BATCH --
+-- A batch's counts and callbacks ({lock}: FOR UPDATE where the vendor has row locks, so that the
+-- read sees the latest committed counts).
+SELECT total, succeeded, dead, cancelled, on_success_id, on_finish_id, on_dead_id FROM headgate_batch WHERE id = %s
+
+-- name: workflow_statements.SQL_READ_CLAIMED --
+-- The claimed columns of one job (primary key).
+SELECT id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at FROM headgate_job WHERE id = %s
+
+-- name: sqlite.workflows.SQL_RECORD_PARENTS --
+-- A dependent job just inserted: waiting (or available when no parent is pending), its parents
+-- and its policy (primary key).
+UPDATE headgate_job SET state = %s, waiting_for = %s, on_parent_failure = %s, depends_on = %s WHERE id = %s
+
+-- name: sqlite.workflows.SQL_RELEASE_WAITING --
+-- Waiting jobs count %s parents less and turn available at zero. MySQL evaluates SET left to
+-- right: the state is assigned first, from the old count.
+UPDATE headgate_job SET state = CASE WHEN waiting_for <= %s THEN 'available' ELSE state END, waiting_for = waiting_for - %s WHERE state = 'waiting' AND id IN (%s, %s, %s)
 
 -- name: sqlite.compliance.SQL_BLANK_ARCHIVE --
 -- Blank one archived row's payloads (primary key, so one partition).
