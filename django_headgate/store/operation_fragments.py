@@ -18,8 +18,10 @@ OPERATION_SELECT = (
 
 # Retry the selected dead/cancelled jobs (primary key; the state is checked again).
 OPERATION_RETRY = "UPDATE headgate_job SET " + RETRY_SET + " WHERE id IN ({{ids}}) AND state IN ({{states}})"
-# Cancel the selected jobs that wait (primary key; still available).
-OPERATION_CANCEL = "UPDATE headgate_job SET " + CANCEL_SET + " WHERE id IN ({{ids}}) AND state = 'available'"
+# Cancel the selected jobs that wait (primary key; still available, or waiting for other jobs).
+OPERATION_CANCEL = (
+    "UPDATE headgate_job SET " + CANCEL_SET + " WHERE id IN ({{ids}}) AND state IN ('available', 'waiting')"
+)
 # Request the abort of the selected running jobs (primary key; still running).
 OPERATION_REQUEST_ABORT = (
     "UPDATE headgate_job SET " + REQUEST_ABORT_SET + " WHERE id IN ({{ids}}) AND state = 'running'"
@@ -39,8 +41,10 @@ SET_JOB_META = "UPDATE headgate_job SET meta = {value} WHERE id = %s AND meta IS
 # current_job().meta and the consumer span: the meta of one job (primary key).
 SQL_READ_JOB_META = "SELECT meta FROM headgate_job WHERE id = %s"
 
-# A job that never ran: no attempt spent, never snoozed (discard deletes only these).
-NEVER_RAN = "AND attempts = 0 AND snoozes IS NULL"
+# A job that never ran (no attempt spent, never snoozed) and that no job or batch waits for
+# (discard deletes only these: a deleted parent or batch member would leave its dependents or its
+# batch waiting for ever).
+DISCARDABLE = "AND attempts = 0 AND snoozes IS NULL AND has_dependents IS NOT TRUE"
 # A waiting job not yet due (run-now changes only these).
 NOT_YET_DUE = "AND run_at > {now}"
 

@@ -125,3 +125,30 @@ def test_bad_filters_raise_before_any_write(mixed_jobs, call, error):
         call()
     assert isinstance(raised.value, HeadgateError)
     assert snapshot() == before
+
+
+def test_cancel_jobs_ends_the_jobs_that_wait_for_the_cancelled_ones(db):
+    parent = headgate.enqueue("tests.testapp.workflow_tasks.step", args=("parent",), queue="imports")
+    child = headgate.enqueue("tests.testapp.workflow_tasks.step", args=("child",), depends_on=[parent.id])
+    runs_anyway = headgate.enqueue("tests.testapp.workflow_tasks.step", args=("runs",), depends_on=[parent.id],
+                                   on_parent_failure="run")
+    assert headgate.cancel_jobs(queue="imports").count == 1
+    states = dict(Job.objects.values_list("id", "state"))
+    assert (states[parent.id], states[child.id], states[runs_anyway.id]) == ("cancelled", "cancelled", "available")
+
+
+def test_cancel_jobs_cancels_a_job_waiting_for_its_parents(db):
+    parent = headgate.enqueue("tests.testapp.workflow_tasks.step", args=("parent",))
+    child = headgate.enqueue("tests.testapp.workflow_tasks.step", args=("child",), queue="imports",
+                             depends_on=[parent.id])
+    assert headgate.cancel_jobs(queue="imports").count == 1
+    assert Job.objects.get(pk=child.id).state == "cancelled"
+    assert Job.objects.get(pk=parent.id).state == "available"
+
+
+def test_discard_jobs_leaves_a_job_that_others_wait_for(db):
+    parent = headgate.enqueue("tests.testapp.workflow_tasks.step", args=("parent",), queue="imports")
+    child = headgate.enqueue("tests.testapp.workflow_tasks.step", args=("child",), depends_on=[parent.id])
+    alone = headgate.enqueue("tests.testapp.workflow_tasks.step", args=("alone",), queue="imports")
+    assert headgate.discard_jobs(queue="imports").count == 1
+    assert set(Job.objects.values_list("id", flat=True)) == {parent.id, child.id}

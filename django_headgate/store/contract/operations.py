@@ -74,6 +74,10 @@ class OperationsContract:
             if not ids:
                 return OperationBatch(selected=0, changed=0, abort_requested=0, last_id=None)
             changed, aborted = self.write_action(action, ids, states, run_at)
+            if changed and action == "cancel":
+                # Jobs waiting for the cancelled ones end or run now, in this transaction
+                # (store/contract/workflows.py: ids that did not turn terminal are ignored).
+                self.release_dependents([self.from_db_uuid(db_id) for db_id in ids])
             if changed and action in ("retry", "run_now", "reschedule"):
                 self.wake_workers()
         return OperationBatch(selected=len(ids), changed=changed, abort_requested=aborted,

@@ -11,7 +11,7 @@ from django.db import connections
 from ...exceptions import UnsupportedUnderTransactionPooling
 from ..fragments import TERMINAL_STATES_SQL
 from ..operation_fragments import (
-    NEVER_RAN, NOT_YET_DUE, OPERATION_CANCEL, OPERATION_DISCARD, OPERATION_REQUEST_ABORT, OPERATION_RESCHEDULE,
+    DISCARDABLE, NOT_YET_DUE, OPERATION_CANCEL, OPERATION_DISCARD, OPERATION_REQUEST_ABORT, OPERATION_RESCHEDULE,
     OPERATION_RETRY, OPERATION_RUN_NOW, OPERATION_SELECT,
 )
 from ..operation_fragments import SET_JOB_META, SQL_READ_JOB_META  # noqa: F401  (a statement here)
@@ -44,7 +44,7 @@ class PostgreSQLOperations:
     FILTER_TAG = "AND tags @> jsonb_build_array(%s::text)"
     # Created before the store clock plus a bound (negative) number of seconds.
     FILTER_CREATED_BEFORE = "AND created_at < " + jobs.NOW_PLUS_SECONDS.format(seconds="%s")
-    ACTION_ELIGIBLE = {"run_now": NOT_YET_DUE.format(now=NOW), "discard": NEVER_RAN}
+    ACTION_ELIGIBLE = {"run_now": NOT_YET_DUE.format(now=NOW), "discard": DISCARDABLE}
 
     def wake_workers(self):
         with self.cursor() as cursor:

@@ -2,7 +2,7 @@
 (shapes in ``store/operation_fragments.py``; the single writer stands in for SKIP LOCKED)."""
 
 from ..operation_fragments import (
-    NEVER_RAN, NOT_YET_DUE, OPERATION_CANCEL, OPERATION_DISCARD, OPERATION_REQUEST_ABORT, OPERATION_RESCHEDULE,
+    DISCARDABLE, NOT_YET_DUE, OPERATION_CANCEL, OPERATION_DISCARD, OPERATION_REQUEST_ABORT, OPERATION_RESCHEDULE,
     OPERATION_RETRY, OPERATION_RUN_NOW, OPERATION_SELECT,
 )
 from ..operation_fragments import SET_JOB_META, SQL_READ_JOB_META  # noqa: F401  (a statement here)
@@ -28,4 +28,4 @@ class SQLiteOperations:
     FILTER_TAG = "AND EXISTS (SELECT 1 FROM json_each(headgate_job.tags) WHERE json_each.value = %s)"
     # Created before the store clock plus a bound (negative) strftime modifier.
     FILTER_CREATED_BEFORE = "AND created_at < " + jobs.NOW_PLUS
-    ACTION_ELIGIBLE = {"run_now": NOT_YET_DUE.format(now=NOW), "discard": NEVER_RAN}
+    ACTION_ELIGIBLE = {"run_now": NOT_YET_DUE.format(now=NOW), "discard": DISCARDABLE}

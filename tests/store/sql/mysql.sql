@@ -93,8 +93,8 @@ WHERE id = %s AND state IN ('dead', 'cancelled')
 UPDATE headgate_job SET progress = %s WHERE id = %s AND fence = %s AND state = 'running'
 
 -- name: mysql.operations.SQL_OPERATION_CANCEL --
--- Cancel the selected jobs that wait (primary key; still available).
-UPDATE headgate_job SET state = 'cancelled', finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND, lease_owner = NULL, lease_expires_at = NULL WHERE id IN (%s, %s, %s) AND state = 'available'
+-- Cancel the selected jobs that wait (primary key; still available, or waiting for other jobs).
+UPDATE headgate_job SET state = 'cancelled', finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND, lease_owner = NULL, lease_expires_at = NULL WHERE id IN (%s, %s, %s) AND state IN ('available', 'waiting')
 
 -- name: mysql.operations.SQL_OPERATION_DISCARD --
 -- Delete the selected jobs that never ran (primary key; the rule is checked again).

@@ -151,8 +151,8 @@ LISTEN headgate_job_ended
 UPDATE headgate_job SET awaited = TRUE WHERE id = %s AND awaited IS NULL AND state NOT IN ('succeeded', 'dead', 'cancelled')
 
 -- name: postgresql.operations.SQL_OPERATION_CANCEL --
--- Cancel the selected jobs that wait (primary key; still available).
-UPDATE headgate_job SET state = 'cancelled', finished_at = now(), expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class), lease_owner = NULL, lease_expires_at = NULL WHERE id IN (%s, %s, %s) AND state = 'available'
+-- Cancel the selected jobs that wait (primary key; still available, or waiting for other jobs).
+UPDATE headgate_job SET state = 'cancelled', finished_at = now(), expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class), lease_owner = NULL, lease_expires_at = NULL WHERE id IN (%s, %s, %s) AND state IN ('available', 'waiting')
 
 -- name: postgresql.operations.SQL_OPERATION_DISCARD --
 -- Delete the selected jobs that never ran (primary key; the rule is checked again).

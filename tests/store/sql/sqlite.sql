@@ -91,8 +91,8 @@ WHERE id = %s AND state IN ('dead', 'cancelled') RETURNING state
 UPDATE headgate_job SET progress = %s WHERE id = %s AND fence = %s AND state = 'running'
 
 -- name: sqlite.operations.SQL_OPERATION_CANCEL --
--- Cancel the selected jobs that wait (primary key; still available).
-UPDATE headgate_job SET state = 'cancelled', finished_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'), expires_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', (SELECT '+' || (rc.duration / 1000000.0) || ' seconds' FROM headgate_retention_class rc WHERE rc."key" = headgate_job.retention_class)), lease_owner = NULL, lease_expires_at = NULL WHERE id IN (%s, %s, %s) AND state = 'available'
+-- Cancel the selected jobs that wait (primary key; still available, or waiting for other jobs).
+UPDATE headgate_job SET state = 'cancelled', finished_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'), expires_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', (SELECT '+' || (rc.duration / 1000000.0) || ' seconds' FROM headgate_retention_class rc WHERE rc."key" = headgate_job.retention_class)), lease_owner = NULL, lease_expires_at = NULL WHERE id IN (%s, %s, %s) AND state IN ('available', 'waiting')
 
 -- name: sqlite.operations.SQL_OPERATION_DISCARD --
 -- Delete the selected jobs that never ran (primary key; the rule is checked again).
