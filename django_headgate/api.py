@@ -18,7 +18,8 @@ __all__ = ["JobSpec", "cancel", "enqueue", "enqueue_many", "get_job", "retry"]
 
 def enqueue(task, args=(), kwargs=None, *, queue=None, priority=None, run_at=None, delay=None,
             unique_key=None, job_id=None, max_attempts=None, retention_class=None,
-            retain_forever=False, tags=(), using=None, unique_until="evicted", timeout=None):
+            retain_forever=False, tags=(), using=None, unique_until="evicted", timeout=None,
+            concurrency_key=None, concurrency_limit=None):
     """Enqueue one job in the caller's transaction and return its ``Job``.
 
     ``task`` must be registered (``@headgate.task``, ``HEADGATE["TASK_MODULES"]``), else
@@ -30,11 +31,13 @@ def enqueue(task, args=(), kwargs=None, *, queue=None, priority=None, run_at=Non
     terminal (``"finished"``, see ``jobs/unique_modes.py``); keys starting ``periodic:`` are the
     periodic schedules' and refused here (``InvalidUniqueKey``). ``timeout`` (seconds or a
     timedelta, 0.1 s to 7 days; default the task's option, else none) limits each attempt: at the
-    deadline the attempt fails with ``JobTimeout`` (docs/job-control.md). Raises a
+    deadline the attempt fails with ``JobTimeout`` (docs/job-control.md). ``concurrency_limit``
+    (default the task's option) caps the jobs of ``concurrency_key`` (default the task's key, else
+    the task path) that hold a lease at once (docs/flow-control.md). Raises a
     ``HeadgateError`` subclass for bad input, before any row is written.
     """
     spec = JobSpec(task, args, kwargs or {}, queue, priority, run_at, delay, max_attempts,
-                   retention_class, retain_forever, tags, job_id, timeout)
+                   retention_class, retain_forever, tags, job_id, timeout, concurrency_key, concurrency_limit)
     return enqueue_job(spec, unique_key, unique_until, using)
 
 

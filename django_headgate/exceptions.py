@@ -159,3 +159,7 @@ class ResultNotStored(HeadgateError):
 # task would return the same); ``current_job().set_progress`` raises it for a progress value.
 class ResultTooLarge(HeadgateError):
     """The job's result (or progress) encodes to more than HEADGATE['MAX_RESULT_BYTES']; it was not stored."""
+
+
+class InvalidConcurrency(InvalidJob):
+    """Invalid concurrency key or limit for this job."""

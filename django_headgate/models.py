@@ -13,6 +13,8 @@ from django.db import models
 class JobState(models.TextChoices):
     AVAILABLE = "available"
     RUNNING = "running"
+    #: Waits for a slot of its concurrency key (DESIGN §15): no lease, attempts unchanged.
+    HELD_BACK = "held_back"
     SUCCEEDED = "succeeded"
     DEAD = "dead"
     CANCELLED = "cancelled"
@@ -73,6 +75,9 @@ class Job(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     expires_at = models.DateTimeField(null=True, blank=True)
+    # Flow control (DESIGN §15): at most concurrency_limit leased jobs per key (NULL: no limit).
+    concurrency_key = models.CharField(max_length=255, null=True, blank=True)
+    concurrency_limit = models.IntegerField(null=True, blank=True)
 
     class Meta:
         db_table = "headgate_job"
@@ -84,11 +89,22 @@ class Job(models.Model):
             models.Index(fields=["state", "-priority", "run_at"], name="headgate_job_claim_any_idx"),
             # Retention sweep: expires_at <= now (NULL for non-terminal and 'forever' rows).
             models.Index(fields=["expires_at"], name="headgate_job_expires_idx"),
+            # Flow control: running rows of a key (the count), held-back rows of a key in claim order.
+            models.Index(fields=["concurrency_key", "state", "-priority", "run_at"], name="headgate_job_flow_key_idx"),
         ]
         permissions = [("view_job_payload", "Can view job arguments and results")]
 
     def __str__(self):
         return f"{self.task} [{self.state}] {self.id}"
+
+
+class FlowKey(models.Model):
+    """A concurrency key's lock row: claims and releases of the key take turns on it (flow/)."""
+
+    key = models.CharField(max_length=255, primary_key=True)
+
+    class Meta:
+        db_table = "headgate_flow_key"
 
 
 class RetentionClass(models.Model):

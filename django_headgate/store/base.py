@@ -30,6 +30,7 @@ from ..conf import transaction_pooled
 from ..exceptions import StaleLease
 from .contract import contract_gaps, runs, vendor_supplies
 from .contract.errors import ErrorsContract
+from .contract.flow import FlowContract
 from .contract.heartbeats import HeartbeatsContract
 from .contract.jobs import JobsContract
 from .contract.sweep import SweepContract
@@ -43,7 +44,7 @@ def lock_key(name):
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
 
 
-class BaseStore(JobsContract, HeartbeatsContract, SweepContract, WorkerContract, ErrorsContract):
+class BaseStore(JobsContract, HeartbeatsContract, SweepContract, WorkerContract, FlowContract, ErrorsContract):
     """Contract for one database alias. A vendor subclass sets ``vendor`` and ``statements``.
 
     ``statements`` is a tuple of the vendor's statement modules; their ``SQL_*`` constants are

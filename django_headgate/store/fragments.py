@@ -16,7 +16,8 @@ JOB_COLUMNS = (
 # Columns of a claimed job, in the order of ``ClaimedJob`` (``abort_requested_at`` is turned into
 # the flag in Python: SQLite 3.40's RETURNING evaluates ``col IS NOT NULL`` wrongly).
 CLAIMED_COLUMNS = (
-    "id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at"
+    "id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at, "
+    "concurrency_key"
 )
 # Columns of an archived job, in the order the sweep's archive copy selects them.
 ARCHIVE_COLUMNS = (
@@ -84,11 +85,11 @@ SQL_RELEASE_UNIQUE_KEY = (
     f"AND state IN {TERMINAL_STATES_SQL} AND unique_until = 'finished'"
 )
 
-# Operator cancel of a job that waits: available -> cancelled (primary key).
+# Operator cancel of a job that waits: available or held_back -> cancelled (primary key).
 CANCEL = """
 UPDATE headgate_job
 SET state = 'cancelled', finished_at = {now}, expires_at = {expires_now}, """ + RELEASE_LEASE + """
-WHERE id = %s AND state = 'available' {returning}
+WHERE id = %s AND state IN ('available', 'held_back') {returning}
 """
 # Operator cancel of a running job: request its abort (the first request's time is kept); the
 # worker reads it back through its lease renewal (primary key).

@@ -43,7 +43,7 @@ class ClaimLoop:
 
     def __init__(self, *, store, queues, burst, max_jobs, lease_seconds, poll_interval, watchdog_seconds,
                  concurrency, buffer_size, leases, acks, control, stats, budget, wake, stopping, ratelog,
-                 log_extra, report_status):
+                 log_extra, report_status, admission):
         self._store = store
         self._queues = queues
         self._burst = burst
@@ -64,6 +64,7 @@ class ClaimLoop:
         self._ratelog = ratelog
         self._log = log_extra
         self._report_status = report_status
+        self._admission = admission  # concurrency keys (flow/admission.py)
         self.progress_at = time.monotonic()
         self._lost_database = False
         self._claim_came_back_empty = False
@@ -117,9 +118,15 @@ class ClaimLoop:
         claimed = self._acks.round(self._queues, max(0, limit))
         self._claim_came_back_empty = claimed is not None and not claimed
         if claimed:
+            claimed = self._admission.admit(claimed)
+        if claimed:
             # The leases run from the store clock's now during the claim: live at least this long.
             self._buffer_claimed(claimed, sent_at + self._lease_seconds)
         self._acks.write_isolated()
+        if self._admission.has_freed and self._admission.release_freed():
+            # Held-back jobs became available: claim again without waiting (--burst goes on).
+            self._claim_came_back_empty = False
+            self._wake.set()
         if self._leases.has_lapsed:
             try:
                 self._leases.release_lapsed()

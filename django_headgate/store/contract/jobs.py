@@ -175,7 +175,8 @@ class JobsContract:
         rows rescued.
 
         Default: ``SQL_RESCUE_SELECT`` locks ``(id, attempts, lease_owner)`` of the lapsed rows,
-        then :meth:`release_rescued` writes them, in one transaction."""
+        then :meth:`release_rescued` writes them, and :meth:`after_jobs_left_running` frees their
+        concurrency slots, in one transaction."""
         with self.atomic(), self.cursor() as cursor:
             cursor.execute(self.sql.SQL_RESCUE_SELECT, [limit])
             rows = cursor.fetchall()
@@ -184,6 +185,8 @@ class JobsContract:
                     (job_id, dump_entry(lease_expired_entry(attempts, owner)))
                     for job_id, attempts, owner in rows
                 ])
+                rescued_ids = [self.from_db_uuid(job_id) for job_id, _, _ in rows]
+                self.after_jobs_left_running(self.concurrency_keys_of(cursor, rescued_ids))
         return len(rows)
 
     @runs("SQL_RESCUE_RELEASE")

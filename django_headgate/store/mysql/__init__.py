@@ -11,7 +11,7 @@ import math
 from datetime import timezone
 
 from ..base import BaseStore
-from . import heartbeats, jobs, sweep, worker
+from . import flow, heartbeats, jobs, sweep, worker
 from .errors import MySQLErrors
 from .heartbeats import MySQLHeartbeats
 from .jobs import MySQLJobs
@@ -26,7 +26,7 @@ MAX_INSERT_BYTES = 8 * 1024 * 1024
 
 class MySQLStore(MySQLJobs, MySQLHeartbeats, MySQLSweep, MySQLWorker, MySQLErrors, BaseStore):
     vendor = "mysql"
-    statements = (jobs, heartbeats, sweep, worker)
+    statements = (jobs, heartbeats, sweep, worker, flow)
     max_insert_bytes = MAX_INSERT_BYTES
 
     def duration_param(self, seconds):

@@ -5,8 +5,9 @@ Statements live in the section modules (``jobs``, ``heartbeats``, ``sweep``, ``w
 methods that run them."""
 
 from ..base import BaseStore
-from . import heartbeats, jobs, sweep, worker
+from . import flow, heartbeats, jobs, sweep, worker
 from .errors import PostgreSQLErrors
+from .flow import PostgreSQLFlow
 from .heartbeats import PostgreSQLHeartbeats
 from .hot import PostgreSQLHotStatements
 from .jobs import PostgreSQLJobs
@@ -14,10 +15,10 @@ from .sweep import PostgreSQLSweep
 from .worker import PostgreSQLWorker
 
 
-class PostgreSQLStore(PostgreSQLJobs, PostgreSQLHeartbeats, PostgreSQLSweep, PostgreSQLWorker,
+class PostgreSQLStore(PostgreSQLFlow, PostgreSQLJobs, PostgreSQLHeartbeats, PostgreSQLSweep, PostgreSQLWorker,
                       PostgreSQLHotStatements, PostgreSQLErrors, BaseStore):
     vendor = "postgresql"
-    statements = (jobs, heartbeats, sweep, worker)
+    statements = (jobs, heartbeats, sweep, worker, flow)
     supports_listen_notify = True
 
     def set_statement_budget(self, seconds, lock_seconds, *, local=False):

@@ -30,7 +30,7 @@ WITH done AS (
     RETURNING j.id
 ), {CLAIM_CTES}
 SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
-       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz,
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar,
        NULL::integer AS priority, NULL::timestamptz AS run_at
 FROM acked
 UNION ALL
@@ -90,7 +90,7 @@ class PostgreSQLWorker:
         params += [limit, worker_id, lease_seconds]
         rows = self.hot_fetchall(sql, params)
         accepted = {row[1] for row in rows if row[0]}
-        return accepted, [ClaimedJob.from_row(row[1:12]) for row in rows if not row[0]]
+        return accepted, [ClaimedJob.from_row(row[1:13]) for row in rows if not row[0]]
 
     def renew_unlocked_leases(self, worker_id, leases, lease_seconds):
         if not leases:

@@ -13,7 +13,7 @@ from datetime import timezone
 from django.utils.dateparse import parse_datetime
 
 from ..base import BaseStore
-from . import heartbeats, jobs, sweep, worker
+from . import flow, heartbeats, jobs, sweep, worker
 from .errors import SQLiteErrors
 from .heartbeats import SQLiteHeartbeats
 from .jobs import SQLiteJobs
@@ -31,7 +31,7 @@ def seconds_modifier(seconds):
 
 class SQLiteStore(SQLiteJobs, SQLiteHeartbeats, SQLiteSweep, SQLiteWorker, SQLiteErrors, BaseStore):
     vendor = "sqlite"
-    statements = (jobs, heartbeats, sweep, worker)
+    statements = (jobs, heartbeats, sweep, worker, flow)
     INSERT_BATCH_ROWS = INSERT_BATCH_ROWS
 
     def duration_param(self, seconds):

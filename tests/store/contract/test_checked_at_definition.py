@@ -11,12 +11,12 @@ from django_headgate.store.base import BaseStore
 from django_headgate.store.contract import contract_gaps
 from django_headgate.store.mysql import MySQLStore
 from django_headgate.store.postgresql import PostgreSQLStore
-from django_headgate.store.sqlite import SQLiteStore, heartbeats, jobs, sweep, worker
+from django_headgate.store.sqlite import SQLiteStore, flow, heartbeats, jobs, sweep, worker
 
 
 def statements_without(name):
     module = types.ModuleType("statements")
-    for source in (jobs, heartbeats, sweep, worker):
+    for source in (jobs, heartbeats, sweep, worker, flow):
         module.__dict__.update({key: value for key, value in vars(source).items() if key.startswith("SQL_")})
     del module.__dict__[name]
     return module

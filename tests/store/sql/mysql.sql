@@ -7,10 +7,10 @@
 UPDATE headgate_job SET output = RIGHT(CONCAT(COALESCE(output, ''), %s), %s) WHERE id = %s AND fence = %s AND state = 'running'
 
 -- name: mysql.jobs.SQL_CANCEL --
--- Operator cancel of a job that waits: available -> cancelled (primary key).
+-- Operator cancel of a job that waits: available or held_back -> cancelled (primary key).
 UPDATE headgate_job
 SET state = 'cancelled', finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND, lease_owner = NULL, lease_expires_at = NULL
-WHERE id = %s AND state = 'available'
+WHERE id = %s AND state IN ('available', 'held_back')
 
 -- name: mysql.jobs.SQL_CANCEL_ABORTED --
 -- A running attempt whose abort was requested ends cancelled (fenced, primary key; {fenced}:
@@ -19,7 +19,7 @@ UPDATE headgate_job SET state = 'cancelled', finished_at = UTC_TIMESTAMP(6), exp
 
 -- name: mysql.jobs.SQL_CLAIM_SELECT --
 -- Claim step 1: lock ready rows, skipping those other workers hold (claim index).
-SELECT id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at FROM headgate_job WHERE state = 'available' AND run_at <= UTC_TIMESTAMP(6) AND queue = %s ORDER BY priority DESC, run_at LIMIT %s FOR UPDATE SKIP LOCKED
+SELECT id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at, concurrency_key FROM headgate_job WHERE state = 'available' AND run_at <= UTC_TIMESTAMP(6) AND queue = %s ORDER BY priority DESC, run_at LIMIT %s FOR UPDATE SKIP LOCKED
 
 -- name: mysql.jobs.SQL_CLAIM_UPDATE --
 -- Claim step 2: lease the locked rows (same transaction).
@@ -241,6 +241,47 @@ UPDATE headgate_job SET lease_expires_at = UTC_TIMESTAMP(6) + INTERVAL %s MICROS
 -- name: mysql.worker.SQL_SNOOZE --
 -- Snooze one job (fenced): available again after a bound duration, attempt not spent.
 UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = UTC_TIMESTAMP(6) + INTERVAL %s MICROSECOND, snoozes = COALESCE(snoozes, 0) + 1, started_at = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+
+-- name: flow_fragments.SQL_CLAIMED_LIMITS --
+-- The concurrency limits of some claimed rows (primary key; {ids}: placeholders).
+SELECT id, concurrency_limit FROM headgate_job WHERE id IN (%s, %s, %s)
+
+-- name: flow_fragments.SQL_COUNT_RUNNING_OF_KEY --
+-- Running rows of one key (headgate_job_flow_key_idx).
+SELECT COUNT(*) FROM headgate_job WHERE concurrency_key = %s AND state = 'running'
+
+-- name: mysql.flow.SQL_EXISTING_FLOW_KEYS --
+-- The lock rows among some keys, read without locking (primary key; {keys}: placeholders).
+SELECT `key` FROM headgate_flow_key WHERE `key` IN (%s, %s)
+
+-- name: flow_fragments.SQL_HELD_BACK_OF_KEY --
+-- Held-back rows of one key in claim order, at most %s (headgate_job_flow_key_idx).
+SELECT id, concurrency_limit FROM headgate_job WHERE concurrency_key = %s AND state = 'held_back' ORDER BY priority DESC, run_at LIMIT %s
+
+-- name: flow_fragments.SQL_HOLD_BACK --
+-- A claimed job over its key's limit is held back (fenced): no lease, its attempt not counted.
+UPDATE headgate_job SET state = 'held_back', attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL, started_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+
+-- name: mysql.flow.SQL_INSERT_FLOW_KEY --
+-- A key's lock row, inserted once (only when the read found none: an insert that meets a
+-- duplicate would hold a shared lock on it until commit).
+INSERT IGNORE INTO headgate_flow_key (`key`) VALUES (%s)
+
+-- name: flow_fragments.SQL_KEYS_OF_JOBS --
+-- The distinct concurrency keys of some jobs (primary key; {ids}: placeholders).
+SELECT DISTINCT concurrency_key FROM headgate_job WHERE id IN (%s, %s, %s) AND concurrency_key IS NOT NULL
+
+-- name: mysql.flow.SQL_LOCK_FLOW_KEY --
+-- Lock a key's row until the transaction ends: claims and releases of one key take turns.
+SELECT `key` FROM headgate_flow_key WHERE `key` = %s FOR UPDATE
+
+-- name: flow_fragments.SQL_MAKE_AVAILABLE --
+-- Held-back rows become claimable again, run_at kept (primary key; {ids}: placeholders).
+UPDATE headgate_job SET state = 'available' WHERE id IN (%s, %s, %s) AND state = 'held_back'
+
+-- name: flow_fragments.SQL_SET_CONCURRENCY --
+-- Store a job's concurrency key and limit, just after its insert (primary key).
+UPDATE headgate_job SET concurrency_key = %s, concurrency_limit = %s WHERE id = %s
 
 -- name: mysql.SQL_GET_STATEMENT_BUDGET_MARIADB --
 -- Lock waits in whole seconds: lock_wait_timeout for metadata and table locks, InnoDB's for rows.

@@ -7,10 +7,10 @@
 UPDATE headgate_job SET output = right(coalesce(output, '') || %s, %s) WHERE id = %s AND fence = %s AND state = 'running'
 
 -- name: postgresql.jobs.SQL_CANCEL --
--- Operator cancel of a job that waits: available -> cancelled (primary key).
+-- Operator cancel of a job that waits: available or held_back -> cancelled (primary key).
 UPDATE headgate_job
 SET state = 'cancelled', finished_at = now(), expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class), lease_owner = NULL, lease_expires_at = NULL
-WHERE id = %s AND state = 'available' RETURNING state
+WHERE id = %s AND state IN ('available', 'held_back') RETURNING state
 
 -- name: postgresql.jobs.SQL_CANCEL_ABORTED --
 -- An attempt whose abort was requested ends cancelled (fenced; a row someone else holds is skipped).
@@ -30,7 +30,7 @@ WITH picked AS (
         lease_expires_at = now() + make_interval(secs => %s), started_at = now()
     FROM picked
     WHERE j.id = picked.id
-    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key
 )
 SELECT claimed.* FROM claimed JOIN picked USING (id) ORDER BY priority DESC, run_at
 
@@ -48,7 +48,7 @@ WITH picked AS (
         lease_expires_at = now() + make_interval(secs => %s), started_at = now()
     FROM picked
     WHERE j.id = picked.id
-    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key
 )
 SELECT claimed.* FROM claimed JOIN picked USING (id) ORDER BY priority DESC, run_at
 
@@ -66,7 +66,7 @@ WITH picked AS (
         lease_expires_at = now() + make_interval(secs => %s), started_at = now()
     FROM picked
     WHERE j.id = picked.id
-    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key
 )
 SELECT claimed.* FROM claimed JOIN picked USING (id) ORDER BY priority DESC, run_at
 
@@ -335,10 +335,10 @@ WITH done AS (
         lease_expires_at = now() + make_interval(secs => %s), started_at = now()
     FROM picked
     WHERE j.id = picked.id
-    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key
 )
 SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
-       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz,
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar,
        NULL::integer AS priority, NULL::timestamptz AS run_at
 FROM acked
 UNION ALL
@@ -379,10 +379,10 @@ WITH done AS (
         lease_expires_at = now() + make_interval(secs => %s), started_at = now()
     FROM picked
     WHERE j.id = picked.id
-    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key
 )
 SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
-       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz,
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar,
        NULL::integer AS priority, NULL::timestamptz AS run_at
 FROM acked
 UNION ALL
@@ -423,10 +423,10 @@ WITH done AS (
         lease_expires_at = now() + make_interval(secs => %s), started_at = now()
     FROM picked
     WHERE j.id = picked.id
-    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key
 )
 SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
-       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz,
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar,
        NULL::integer AS priority, NULL::timestamptz AS run_at
 FROM acked
 UNION ALL
@@ -480,6 +480,50 @@ SELECT set_config('enable_bitmapscan', 'off', false), set_config('enable_seqscan
 -- Snooze one job (fenced, skipping a row someone else holds): available again after a bound
 -- number of seconds, attempt not spent.
 UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = now() + make_interval(secs => %s), snoozes = COALESCE(snoozes, 0) + 1, started_at = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE id = (SELECT id FROM headgate_job WHERE id = %s AND fence = %s AND state = 'running' FOR UPDATE SKIP LOCKED)
+
+-- name: flow_fragments.SQL_CLAIMED_LIMITS --
+-- The concurrency limits of some claimed rows (primary key; {ids}: placeholders).
+SELECT id, concurrency_limit FROM headgate_job WHERE id IN (%s, %s, %s)
+
+-- name: flow_fragments.SQL_COUNT_RUNNING_OF_KEY --
+-- Running rows of one key (headgate_job_flow_key_idx).
+SELECT COUNT(*) FROM headgate_job WHERE concurrency_key = %s AND state = 'running'
+
+-- name: postgresql.flow.SQL_EXISTING_FLOW_KEYS --
+-- The lock rows among some keys, read without locking (primary key; {keys}: placeholders).
+SELECT "key" FROM headgate_flow_key WHERE "key" IN (%s, %s)
+
+-- name: flow_fragments.SQL_HELD_BACK_OF_KEY --
+-- Held-back rows of one key in claim order, at most %s (headgate_job_flow_key_idx).
+SELECT id, concurrency_limit FROM headgate_job WHERE concurrency_key = %s AND state = 'held_back' ORDER BY priority DESC, run_at LIMIT %s
+
+-- name: flow_fragments.SQL_HOLD_BACK --
+-- A claimed job over its key's limit is held back (fenced): no lease, its attempt not counted.
+UPDATE headgate_job SET state = 'held_back', attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL, started_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+
+-- name: postgresql.flow.SQL_INSERT_FLOW_KEY --
+-- A key's lock row, inserted once (a concurrent insert of the same key waits, then does nothing).
+INSERT INTO headgate_flow_key ("key") VALUES (%s) ON CONFLICT DO NOTHING
+
+-- name: flow_fragments.SQL_KEYS_OF_JOBS --
+-- The distinct concurrency keys of some jobs (primary key; {ids}: placeholders).
+SELECT DISTINCT concurrency_key FROM headgate_job WHERE id IN (%s, %s, %s) AND concurrency_key IS NOT NULL
+
+-- name: postgresql.flow.SQL_LOCK_FLOW_KEY --
+-- Lock a key's row until the transaction ends: claims and releases of one key take turns.
+SELECT "key" FROM headgate_flow_key WHERE "key" = %s FOR UPDATE
+
+-- name: flow_fragments.SQL_MAKE_AVAILABLE --
+-- Held-back rows become claimable again, run_at kept (primary key; {ids}: placeholders).
+UPDATE headgate_job SET state = 'available' WHERE id IN (%s, %s, %s) AND state = 'held_back'
+
+-- name: postgresql.flow.SQL_NOTIFY_RELEASED --
+-- Wake idle workers on commit: jobs were made available.
+SELECT pg_notify('headgate_jobs', '')
+
+-- name: flow_fragments.SQL_SET_CONCURRENCY --
+-- Store a job's concurrency key and limit, just after its insert (primary key).
+UPDATE headgate_job SET concurrency_key = %s, concurrency_limit = %s WHERE id = %s
 
 -- name: postgresql.SQL_GET_STATEMENT_BUDGET --
 -- The session's statement_timeout and lock_timeout, read before a budget is set and restored after.

@@ -7,10 +7,10 @@
 UPDATE headgate_job SET output = substr(coalesce(output, '') || %s, -%s) WHERE id = %s AND fence = %s AND state = 'running'
 
 -- name: sqlite.jobs.SQL_CANCEL --
--- Operator cancel of a job that waits: available -> cancelled (primary key).
+-- Operator cancel of a job that waits: available or held_back -> cancelled (primary key).
 UPDATE headgate_job
 SET state = 'cancelled', finished_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'), expires_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', (SELECT '+' || (rc.duration / 1000000.0) || ' seconds' FROM headgate_retention_class rc WHERE rc."key" = headgate_job.retention_class)), lease_owner = NULL, lease_expires_at = NULL
-WHERE id = %s AND state = 'available' RETURNING state
+WHERE id = %s AND state IN ('available', 'held_back') RETURNING state
 
 -- name: sqlite.jobs.SQL_CANCEL_ABORTED --
 -- A running attempt whose abort was requested ends cancelled (fenced, primary key; {fenced}:
@@ -29,7 +29,7 @@ WHERE id IN (
     ORDER BY priority DESC, run_at
     LIMIT %s
 )
-RETURNING id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at, priority, run_at
+RETURNING id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at, concurrency_key, priority, run_at
 
 -- name: sqlite.jobs.SQL_FAIL --
 -- Fenced failure: retry after a delay, or dead when attempts are exhausted (or give_up).
@@ -186,6 +186,47 @@ RETURNING id, abort_requested_at
 -- name: sqlite.worker.SQL_SNOOZE --
 -- Snooze one job (fenced): available again after a bound strftime modifier, attempt not spent.
 UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', %s), snoozes = COALESCE(snoozes, 0) + 1, started_at = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+
+-- name: flow_fragments.SQL_CLAIMED_LIMITS --
+-- The concurrency limits of some claimed rows (primary key; {ids}: placeholders).
+SELECT id, concurrency_limit FROM headgate_job WHERE id IN (%s, %s, %s)
+
+-- name: flow_fragments.SQL_COUNT_RUNNING_OF_KEY --
+-- Running rows of one key (headgate_job_flow_key_idx).
+SELECT COUNT(*) FROM headgate_job WHERE concurrency_key = %s AND state = 'running'
+
+-- name: sqlite.flow.SQL_EXISTING_FLOW_KEYS --
+-- The lock rows among some keys, read without locking (primary key; {keys}: placeholders).
+SELECT "key" FROM headgate_flow_key WHERE "key" IN (%s, %s)
+
+-- name: flow_fragments.SQL_HELD_BACK_OF_KEY --
+-- Held-back rows of one key in claim order, at most %s (headgate_job_flow_key_idx).
+SELECT id, concurrency_limit FROM headgate_job WHERE concurrency_key = %s AND state = 'held_back' ORDER BY priority DESC, run_at LIMIT %s
+
+-- name: flow_fragments.SQL_HOLD_BACK --
+-- A claimed job over its key's limit is held back (fenced): no lease, its attempt not counted.
+UPDATE headgate_job SET state = 'held_back', attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL, started_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+
+-- name: sqlite.flow.SQL_INSERT_FLOW_KEY --
+-- A key's lock row, inserted once.
+INSERT OR IGNORE INTO headgate_flow_key ("key") VALUES (%s)
+
+-- name: flow_fragments.SQL_KEYS_OF_JOBS --
+-- The distinct concurrency keys of some jobs (primary key; {ids}: placeholders).
+SELECT DISTINCT concurrency_key FROM headgate_job WHERE id IN (%s, %s, %s) AND concurrency_key IS NOT NULL
+
+-- name: sqlite.flow.SQL_LOCK_FLOW_KEY --
+-- A write to the key's row: the transaction holds the database's one writer lock from here on,
+-- so the count that follows cannot change under it.
+UPDATE headgate_flow_key SET "key" = "key" WHERE "key" = %s
+
+-- name: flow_fragments.SQL_MAKE_AVAILABLE --
+-- Held-back rows become claimable again, run_at kept (primary key; {ids}: placeholders).
+UPDATE headgate_job SET state = 'available' WHERE id IN (%s, %s, %s) AND state = 'held_back'
+
+-- name: flow_fragments.SQL_SET_CONCURRENCY --
+-- Store a job's concurrency key and limit, just after its insert (primary key).
+UPDATE headgate_job SET concurrency_key = %s, concurrency_limit = %s WHERE id = %s
 
 -- name: sqlite.SQL_GET_BUSY_TIMEOUT --
 -- The connection's wait for the database lock, in milliseconds (SQLite has no statement

@@ -1,0 +1,121 @@
+"""Store contract, flow section (DESIGN §15): concurrency keys set at enqueue, the admission of
+claimed jobs under their key's limit, and the release of held-back jobs when a slot frees.
+
+A key's limit is counted over its ``running`` rows (leases, expired ones included until the
+rescue releases them). Every admission and release of a key first locks the key's row in
+``headgate_flow_key``, so they count one transaction at a time on PostgreSQL and MariaDB; on
+SQLite the lock statement is a write, which takes the database's single writer lock.
+"""
+
+from ..fragments import placeholders
+from . import runs
+
+#: Held-back rows of one key read per release (at most this many become available at once).
+RELEASE_SCAN_ROWS = 64
+
+
+class FlowContract:
+    @runs("SQL_SET_CONCURRENCY", "SQL_INSERT_FLOW_KEY")
+    def set_concurrency(self, jobs):
+        """Store the concurrency key and limit of NewJobs just inserted, in the caller's
+        transaction (jobs without a key are left alone), and make sure each key has its lock row."""
+        keyed = [job for job in jobs if job.concurrency_key is not None]
+        if not keyed:
+            return
+        with self.cursor() as cursor:
+            cursor.executemany(self.sql.SQL_SET_CONCURRENCY, [
+                [job.concurrency_key, job.concurrency_limit, self.db_uuid(job.id)] for job in keyed])
+        self.ensure_flow_keys({job.concurrency_key for job in keyed})
+
+    @runs("SQL_EXISTING_FLOW_KEYS", "SQL_INSERT_FLOW_KEY")
+    def ensure_flow_keys(self, keys):
+        """Insert the lock rows of ``keys`` that do not exist yet. Existing rows are only read
+        (no lock: an insert that meets a duplicate would lock it on MariaDB until commit)."""
+        keys = sorted(keys)
+        with self.cursor() as cursor:
+            cursor.execute(self.sql.SQL_EXISTING_FLOW_KEYS.format(keys=placeholders(len(keys))), keys)
+            existing = {row[0] for row in cursor.fetchall()}
+            for key in keys:
+                if key not in existing:
+                    cursor.execute(self.sql.SQL_INSERT_FLOW_KEY, [key])
+
+    @runs("SQL_LOCK_FLOW_KEY", "SQL_COUNT_RUNNING_OF_KEY", "SQL_HOLD_BACK")
+    def hold_back_over_limit(self, worker_id, claimed):
+        """Admit the ClaimedJobs this worker just leased under their keys' limits, in one
+        transaction that locks each key's row (in key order: no deadlock between two claims):
+        of a key's claimed jobs, as many as the limit leaves beside the key's other running rows
+        are kept (in claim order); the others become ``held_back`` (fenced: no lease, their
+        attempt not counted). Returns the set of held-back job ids."""
+        by_key = {}
+        for job in claimed:
+            if job.concurrency_key is not None:
+                by_key.setdefault(job.concurrency_key, []).append(job)
+        if not by_key:
+            return set()
+        self.ensure_flow_keys(by_key)
+        held = set()
+        with self.atomic(), self.cursor() as cursor:
+            limits = self._claimed_limits(cursor, [job.id for jobs in by_key.values() for job in jobs])
+            for key in sorted(by_key):
+                jobs = by_key[key]
+                cursor.execute(self.sql.SQL_LOCK_FLOW_KEY, [key])
+                cursor.execute(self.sql.SQL_COUNT_RUNNING_OF_KEY, [key])
+                others = cursor.fetchone()[0] - len(jobs)
+                free = max(0, min(limits.get(job.id) or 1 for job in jobs) - others)
+                for job in jobs[free:]:
+                    cursor.execute(self.sql.SQL_HOLD_BACK, [self.db_uuid(job.id), job.fence])
+                    if cursor.rowcount:
+                        held.add(job.id)
+        return held
+
+    @runs("SQL_CLAIMED_LIMITS")
+    def _claimed_limits(self, cursor, job_ids):
+        """``{job_id: concurrency_limit}`` of claimed rows (primary key; no lock)."""
+        cursor.execute(self.sql.SQL_CLAIMED_LIMITS.format(ids=placeholders(len(job_ids))),
+                       [self.db_uuid(job_id) for job_id in job_ids])
+        return {self.from_db_uuid(id_): limit for id_, limit in cursor.fetchall()}
+
+    def after_jobs_left_running(self, concurrency_keys):
+        """THE step that follows rows leaving ``running`` (acknowledged, failed, retried, snoozed,
+        cancelled, released at a stop, rescued): the slots they held under ``concurrency_keys``
+        are free, so held-back rows of those keys become available (:meth:`release_held_back`).
+        The worker calls it right after its write commits; the rescue inside its transaction.
+        Returns the number of jobs made available."""
+        keys = {key for key in concurrency_keys if key is not None}
+        return self.release_held_back(keys) if keys else 0
+
+    @runs("SQL_LOCK_FLOW_KEY", "SQL_COUNT_RUNNING_OF_KEY", "SQL_HELD_BACK_OF_KEY", "SQL_MAKE_AVAILABLE")
+    def release_held_back(self, keys):
+        """For each key (its row locked, in key order), make up to ``limit - running`` of its
+        held-back rows available again, highest priority then oldest run_at first (their
+        ``run_at`` is kept). Returns how many; idle workers are woken (NOTIFY where the vendor
+        has it, their poll elsewhere)."""
+        released = 0
+        with self.atomic(), self.cursor() as cursor:
+            for key in sorted(keys):
+                cursor.execute(self.sql.SQL_LOCK_FLOW_KEY, [key])
+                cursor.execute(self.sql.SQL_HELD_BACK_OF_KEY, [key, RELEASE_SCAN_ROWS])
+                rows = cursor.fetchall()
+                if not rows:
+                    continue
+                cursor.execute(self.sql.SQL_COUNT_RUNNING_OF_KEY, [key])
+                free = max(0, min(limit or 1 for _, limit in rows) - cursor.fetchone()[0])
+                ids = [id_ for id_, _ in rows[:free]]
+                if ids:
+                    cursor.execute(self.sql.SQL_MAKE_AVAILABLE.format(ids=placeholders(len(ids))), ids)
+                    released += cursor.rowcount
+            if released:
+                self.wake_workers(cursor)
+        return released
+
+    def wake_workers(self, cursor):
+        """Wake idle workers when this transaction commits: nothing by default (they poll)."""
+
+    @runs("SQL_KEYS_OF_JOBS")
+    def concurrency_keys_of(self, cursor, job_ids):
+        """The distinct concurrency keys of some jobs (primary key), read in the caller's transaction."""
+        if not job_ids:
+            return set()
+        cursor.execute(self.sql.SQL_KEYS_OF_JOBS.format(ids=placeholders(len(job_ids))),
+                       [self.db_uuid(job_id) for job_id in job_ids])
+        return {row[0] for row in cursor.fetchall()}

@@ -1,0 +1,27 @@
+"""SQL of the flow section (DESIGN §15) that every vendor shares; ``{key}`` is the vendor's
+quoting of the ``headgate_flow_key.key`` column (a reserved word on MariaDB)."""
+
+# Store a job's concurrency key and limit, just after its insert (primary key).
+SQL_SET_CONCURRENCY = "UPDATE headgate_job SET concurrency_key = %s, concurrency_limit = %s WHERE id = %s"
+# The lock rows among some keys, read without locking (primary key; {keys}: placeholders).
+EXISTING_FLOW_KEYS = "SELECT {key} FROM headgate_flow_key WHERE {key} IN ({{keys}})"
+# Running rows of one key (headgate_job_flow_key_idx).
+SQL_COUNT_RUNNING_OF_KEY = "SELECT COUNT(*) FROM headgate_job WHERE concurrency_key = %s AND state = 'running'"
+# A claimed job over its key's limit is held back (fenced): no lease, its attempt not counted.
+SQL_HOLD_BACK = (
+    "UPDATE headgate_job SET state = 'held_back', attempts = attempts - 1, lease_owner = NULL, "
+    "lease_expires_at = NULL, started_at = NULL WHERE id = %s AND fence = %s AND state = 'running'"
+)
+# The concurrency limits of some claimed rows (primary key; {ids}: placeholders).
+SQL_CLAIMED_LIMITS = "SELECT id, concurrency_limit FROM headgate_job WHERE id IN ({ids})"
+# Held-back rows of one key in claim order, at most %s (headgate_job_flow_key_idx).
+SQL_HELD_BACK_OF_KEY = (
+    "SELECT id, concurrency_limit FROM headgate_job WHERE concurrency_key = %s AND state = 'held_back' "
+    "ORDER BY priority DESC, run_at LIMIT %s"
+)
+# Held-back rows become claimable again, run_at kept (primary key; {ids}: placeholders).
+SQL_MAKE_AVAILABLE = "UPDATE headgate_job SET state = 'available' WHERE id IN ({ids}) AND state = 'held_back'"
+# The distinct concurrency keys of some jobs (primary key; {ids}: placeholders).
+SQL_KEYS_OF_JOBS = (
+    "SELECT DISTINCT concurrency_key FROM headgate_job WHERE id IN ({ids}) AND concurrency_key IS NOT NULL"
+)

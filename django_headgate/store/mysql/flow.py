@@ -1,0 +1,13 @@
+"""MySQL / MariaDB store, flow section (DESIGN §15): key lock rows (``key`` is reserved)."""
+
+from ..flow_fragments import (  # noqa: F401  (statements of this vendor)
+    EXISTING_FLOW_KEYS, SQL_CLAIMED_LIMITS, SQL_COUNT_RUNNING_OF_KEY, SQL_HELD_BACK_OF_KEY, SQL_HOLD_BACK,
+    SQL_KEYS_OF_JOBS, SQL_MAKE_AVAILABLE, SQL_SET_CONCURRENCY,
+)
+
+SQL_EXISTING_FLOW_KEYS = EXISTING_FLOW_KEYS.format(key="`key`")
+# A key's lock row, inserted once (only when the read found none: an insert that meets a
+# duplicate would hold a shared lock on it until commit).
+SQL_INSERT_FLOW_KEY = "INSERT IGNORE INTO headgate_flow_key (`key`) VALUES (%s)"
+# Lock a key's row until the transaction ends: claims and releases of one key take turns.
+SQL_LOCK_FLOW_KEY = "SELECT `key` FROM headgate_flow_key WHERE `key` = %s FOR UPDATE"

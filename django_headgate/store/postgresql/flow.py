@@ -1,0 +1,20 @@
+"""PostgreSQL store, flow section (DESIGN §15): key lock rows and the wake-up of released jobs."""
+
+from ..flow_fragments import (  # noqa: F401  (statements of this vendor)
+    EXISTING_FLOW_KEYS, SQL_CLAIMED_LIMITS, SQL_COUNT_RUNNING_OF_KEY, SQL_HELD_BACK_OF_KEY, SQL_HOLD_BACK,
+    SQL_KEYS_OF_JOBS, SQL_MAKE_AVAILABLE, SQL_SET_CONCURRENCY,
+)
+from .jobs import NOTIFY_CHANNEL
+
+SQL_EXISTING_FLOW_KEYS = EXISTING_FLOW_KEYS.format(key='"key"')
+# A key's lock row, inserted once (a concurrent insert of the same key waits, then does nothing).
+SQL_INSERT_FLOW_KEY = 'INSERT INTO headgate_flow_key ("key") VALUES (%s) ON CONFLICT DO NOTHING'
+# Lock a key's row until the transaction ends: claims and releases of one key take turns.
+SQL_LOCK_FLOW_KEY = 'SELECT "key" FROM headgate_flow_key WHERE "key" = %s FOR UPDATE'
+# Wake idle workers on commit: jobs were made available.
+SQL_NOTIFY_RELEASED = f"SELECT pg_notify('{NOTIFY_CHANNEL}', '')"
+
+
+class PostgreSQLFlow:
+    def wake_workers(self, cursor):
+        cursor.execute(SQL_NOTIFY_RELEASED, [])

@@ -1,0 +1,14 @@
+"""SQLite store, flow section (DESIGN §15): the key "lock" is a write, which takes the single
+writer lock for the rest of the transaction."""
+
+from ..flow_fragments import (  # noqa: F401  (statements of this vendor)
+    EXISTING_FLOW_KEYS, SQL_CLAIMED_LIMITS, SQL_COUNT_RUNNING_OF_KEY, SQL_HELD_BACK_OF_KEY, SQL_HOLD_BACK,
+    SQL_KEYS_OF_JOBS, SQL_MAKE_AVAILABLE, SQL_SET_CONCURRENCY,
+)
+
+SQL_EXISTING_FLOW_KEYS = EXISTING_FLOW_KEYS.format(key='"key"')
+# A key's lock row, inserted once.
+SQL_INSERT_FLOW_KEY = 'INSERT OR IGNORE INTO headgate_flow_key ("key") VALUES (%s)'
+# A write to the key's row: the transaction holds the database's one writer lock from here on,
+# so the count that follows cannot change under it.
+SQL_LOCK_FLOW_KEY = 'UPDATE headgate_flow_key SET "key" = "key" WHERE "key" = %s'
