@@ -26,6 +26,9 @@ _EXPORTS = {
     "set_archive_policy": "policies",
     "clear_archive_policy": "policies",
     "prune_archive_month": "archive.prune",
+    "pause_queue": "flow.queue_controls",
+    "resume_queue": "flow.queue_controls",
+    "set_queue_limits": "flow.queue_controls",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -163,3 +163,7 @@ class ResultTooLarge(HeadgateError):
 
 class InvalidConcurrency(InvalidJob):
     """Invalid concurrency key or limit for this job."""
+
+
+class InvalidQueueControl(HeadgateError):
+    """Invalid queue control (pause, concurrency or rate limit); nothing was changed."""

@@ -4,7 +4,8 @@
 fenced writes, rescue, sweep, the unique key's release: tests/store/test_the_store_is_the_only_door.py);
 their models are for reading and the admin. The small tables are written through these models:
 retention classes and policies by ``policies.py``, the duty runs and periodic cursors by their
-QuerySet methods below. No raw SQL here.
+QuerySet methods below. No raw SQL here. Past 300 lines: an app's tables are its one models
+module, as Django expects.
 """
 
 from django.db import models
@@ -105,6 +106,28 @@ class FlowKey(models.Model):
 
     class Meta:
         db_table = "headgate_flow_key"
+
+
+class QueueControl(models.Model):
+    """Run-time controls of one queue (DESIGN §15), read by workers through a short cache:
+    ``paused`` (nothing is claimed from it), ``concurrency`` (leased jobs across all workers) and
+    ``rate_limit`` ("R/s|m|h" starts per window; the window's start and count are kept here).
+    Not the storage policy's ``paused``, which holds the cleanup sweep."""
+
+    queue = models.CharField(max_length=64, primary_key=True)
+    paused = models.BooleanField(default=False)
+    concurrency = models.IntegerField(null=True, blank=True)
+    rate_limit = models.CharField(max_length=32, null=True, blank=True)
+    window_started_at = models.DateTimeField(null=True, blank=True)
+    window_count = models.IntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "headgate_queue_control"
+        ordering = ["queue"]
+
+    def __str__(self):
+        return self.queue
 
 
 class RetentionClass(models.Model):

@@ -5,7 +5,8 @@ on PostgreSQL or MariaDB); a job without a key is never limited. ``headgate_job_
 serves the two reads of a limited claim or release: the running rows of one key (a count) and
 its held-back rows in claim order. ``headgate_flow_key`` holds one row per key: the row a claim
 and a release lock so that they count a key's running jobs one transaction at a time.
-The new state ``held_back`` needs no DDL (``state`` is a plain column).
+``headgate_queue_control``: a queue's run-time controls (pause, concurrency cap, rate limit and
+its current window). The new state ``held_back`` needs no DDL (``state`` is a plain column).
 """
 
 from django.db import migrations, models
@@ -19,6 +20,19 @@ class Migration(migrations.Migration):
             name="FlowKey",
             fields=[("key", models.CharField(max_length=255, primary_key=True, serialize=False))],
             options={"db_table": "headgate_flow_key"},
+        ),
+        migrations.CreateModel(
+            name="QueueControl",
+            fields=[
+                ("queue", models.CharField(max_length=64, primary_key=True, serialize=False)),
+                ("paused", models.BooleanField(default=False)),
+                ("concurrency", models.IntegerField(blank=True, null=True)),
+                ("rate_limit", models.CharField(blank=True, max_length=32, null=True)),
+                ("window_started_at", models.DateTimeField(blank=True, null=True)),
+                ("window_count", models.IntegerField(default=0)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+            ],
+            options={"db_table": "headgate_queue_control", "ordering": ["queue"]},
         ),
         migrations.AddField(
             model_name="job",

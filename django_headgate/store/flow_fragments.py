@@ -1,6 +1,16 @@
 """SQL of the flow section (DESIGN §15) that every vendor shares; ``{key}`` is the vendor's
 quoting of the ``headgate_flow_key.key`` column (a reserved word on MariaDB)."""
 
+from .fragments import placeholders
+from .records import AllQueuesExcept
+
+
+def claim_queue_filter(queues):
+    """The claim's queue condition for ``queues`` (a list, or AllQueuesExcept) with IN lists."""
+    negation = "NOT " if isinstance(queues, AllQueuesExcept) else ""
+    return f"AND queue {negation}IN ({placeholders(len(queues))})"
+
+
 # Store a job's concurrency key and limit, just after its insert (primary key).
 SQL_SET_CONCURRENCY = "UPDATE headgate_job SET concurrency_key = %s, concurrency_limit = %s WHERE id = %s"
 # The lock rows among some keys, read without locking (primary key; {keys}: placeholders).
@@ -25,3 +35,12 @@ SQL_MAKE_AVAILABLE = "UPDATE headgate_job SET state = 'available' WHERE id IN ({
 SQL_KEYS_OF_JOBS = (
     "SELECT DISTINCT concurrency_key FROM headgate_job WHERE id IN ({ids}) AND concurrency_key IS NOT NULL"
 )
+# A queue's controls (primary key), read after SQL_LOCK_QUEUE_CONTROL in the same transaction.
+SQL_READ_QUEUE_CONTROL = (
+    "SELECT paused, concurrency, rate_limit, window_started_at, window_count FROM headgate_queue_control "
+    "WHERE queue = %s"
+)
+# Jobs of one queue holding a lease (headgate_job_claim_idx).
+SQL_COUNT_RUNNING_IN_QUEUE = "SELECT COUNT(*) FROM headgate_job WHERE state = 'running' AND queue = %s"
+# The queue's rate window after a claim (primary key).
+SQL_SET_RATE_WINDOW = "UPDATE headgate_queue_control SET window_started_at = %s, window_count = %s WHERE queue = %s"

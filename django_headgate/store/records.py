@@ -66,3 +66,10 @@ class SweepBatch:
 
     evicted: int
     archived: int
+
+
+class AllQueuesExcept(tuple):
+    """A claim's ``queues`` argument meaning every queue except these (paused or claimed apart
+    under their controls: flow/claim_plan.py)."""
+
+    __slots__ = ()

@@ -78,3 +78,17 @@ class _Strict(dict):
 
     def __missing__(self, name):
         raise KeyError(name)
+
+
+#: Seconds in the window of each rate unit ("R/s", "R/m", "R/h").
+RATE_WINDOW_SECONDS = {"s": 1, "m": 60, "h": 3600}
+
+
+def parse_rate_limit(rate, error=InvalidConcurrency):
+    """``"R/s"``, ``"R/m"`` or ``"R/h"`` (R an integer >= 1) as ``(R, window seconds)``; raises
+    ``error`` naming the grammar."""
+    count, _, unit = rate.partition("/") if isinstance(rate, str) else ("", "", "")
+    if not (count.isdigit() and count.isascii() and int(count) >= 1 and unit in RATE_WINDOW_SECONDS):
+        raise error(f"rate_limit must read R/s, R/m or R/h with R an integer of at least 1 (got {rate!r}).",
+                    field="rate_limit")
+    return int(count), RATE_WINDOW_SECONDS[unit]

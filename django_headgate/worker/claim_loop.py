@@ -43,7 +43,7 @@ class ClaimLoop:
 
     def __init__(self, *, store, queues, burst, max_jobs, lease_seconds, poll_interval, watchdog_seconds,
                  concurrency, buffer_size, leases, acks, control, stats, budget, wake, stopping, ratelog,
-                 log_extra, report_status, admission):
+                 log_extra, report_status, admission, plan):
         self._store = store
         self._queues = queues
         self._burst = burst
@@ -65,6 +65,7 @@ class ClaimLoop:
         self._log = log_extra
         self._report_status = report_status
         self._admission = admission  # concurrency keys (flow/admission.py)
+        self._plan = plan  # queue controls (flow/claim_plan.py)
         self.progress_at = time.monotonic()
         self._lost_database = False
         self._claim_came_back_empty = False
@@ -115,8 +116,15 @@ class ClaimLoop:
             if self._max_jobs is not None:
                 limit = min(limit, self._max_jobs - self._stats.claimed)
         sent_at = time.monotonic()
-        claimed = self._acks.round(self._queues, max(0, limit))
+        queues, may_claim = self._plan.free_queues()
+        claimed = self._acks.round(queues, max(0, limit) if may_claim else 0)
         self._claim_came_back_empty = claimed is not None and not claimed
+        if claim and self._plan.has_controlled and limit - len(claimed or ()) > 0:
+            controlled = self._plan.claim_controlled(self._acks.worker_id, limit - len(claimed or ()),
+                                                     self._lease_seconds)
+            claimed = (claimed or []) + controlled
+            # A spent rate window is not "no job ready": --burst waits for it to reopen.
+            self._claim_came_back_empty = not claimed and self._plan.seconds_to_next_window() is None
         if claimed:
             claimed = self._admission.admit(claimed)
         if claimed:
@@ -156,6 +164,9 @@ class ClaimLoop:
         cap = self._watchdog_seconds / 3
         if not self._leases:
             timeout = self._poll_interval if self._store.wakes_on_notify else idle_wait
+            reopens_in = self._plan.seconds_to_next_window()  # a spent rate window reopens
+            if reopens_in is not None:
+                timeout = min(timeout, reopens_in + 0.001)
             self._wake.wait(min(timeout, cap))
             return
         deadline = time.monotonic() + min(1.0, cap)

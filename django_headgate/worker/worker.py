@@ -24,6 +24,7 @@ import uuid
 
 from ..conf import get_settings
 from ..flow.admission import ClaimAdmission
+from ..flow.claim_plan import ClaimPlan
 from ..store import get_store
 from .acknowledger import Acknowledger
 from .budget import TimeBudget, session_name
@@ -105,6 +106,7 @@ class Worker:
             buffer_size=self.buffer, leases=self.leases, acks=self.acks, control=self.control, stats=self.stats,
             budget=self._budget, wake=self._wake, stopping=self._stopping, ratelog=ratelog, log_extra=log,
             report_status=self.services.report_status, admission=self.admission,
+            plan=ClaimPlan(store=self.store, queues=self.queues),
         )
         self.shutdown = Shutdown(store=self.store, worker_id=self.worker_id, shutdown_timeout=conf.shutdown_timeout,
                                  loop=self.loop, leases=self.leases, acks=self.acks, control=self.control,

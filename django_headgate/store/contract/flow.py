@@ -119,3 +119,39 @@ class FlowContract:
         cursor.execute(self.sql.SQL_KEYS_OF_JOBS.format(ids=placeholders(len(job_ids))),
                        [self.db_uuid(job_id) for job_id in job_ids])
         return {row[0] for row in cursor.fetchall()}
+
+    @runs("SQL_LOCK_QUEUE_CONTROL", "SQL_READ_QUEUE_CONTROL", "SQL_COUNT_RUNNING_IN_QUEUE", "SQL_SET_RATE_WINDOW")
+    def claim_under_queue_control(self, worker_id, queue, limit, lease_seconds, parse_rate):
+        """Claim up to ``limit`` jobs of ``queue`` within its controls, in one transaction that
+        locks the queue's control row (claims of one controlled queue take turns): nothing when
+        it is paused; at most ``concurrency - running`` (its jobs holding a lease, all workers);
+        at most what its rate window has left (``parse_rate(text) -> (count, seconds)``; a window
+        opens at the first claim after the previous one closed, and counts the jobs claimed in
+        it). Returns ``(claimed, seconds until the window reopens or None)``."""
+        with self.atomic(), self.cursor() as cursor:
+            cursor.execute(self.sql.SQL_LOCK_QUEUE_CONTROL, [queue])
+            cursor.execute(self.sql.SQL_READ_QUEUE_CONTROL, [queue])
+            row = cursor.fetchone()
+            if row is None or row[0]:
+                return [], None
+            _, concurrency, rate_limit, window_started_at, window_count = row
+            if concurrency is not None:
+                cursor.execute(self.sql.SQL_COUNT_RUNNING_IN_QUEUE, [queue])
+                limit = min(limit, concurrency - cursor.fetchone()[0])
+            if rate_limit is None:
+                return (self.claim_jobs(worker_id, [queue], limit, lease_seconds) if limit > 0 else []), None
+            return self._claim_in_rate_window(cursor, worker_id, queue, limit, lease_seconds, parse_rate(rate_limit),
+                                              self.from_db_datetime(window_started_at), window_count)
+
+    def _claim_in_rate_window(self, cursor, worker_id, queue, limit, lease_seconds, rate, started_at, count):
+        allowed, seconds = rate
+        now = self.now()
+        if started_at is None or (now - started_at).total_seconds() >= seconds:
+            started_at, count = now, 0
+        limit = min(limit, allowed - count)
+        claimed = self.claim_jobs(worker_id, [queue], limit, lease_seconds) if limit > 0 else []
+        if claimed:
+            count += len(claimed)
+            cursor.execute(self.sql.SQL_SET_RATE_WINDOW, [self.db_datetime(started_at), count, queue])
+        reopens_in = seconds - (now - started_at).total_seconds() if count >= allowed else None
+        return claimed, reopens_in

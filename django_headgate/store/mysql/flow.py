@@ -2,7 +2,8 @@
 
 from ..flow_fragments import (  # noqa: F401  (statements of this vendor)
     EXISTING_FLOW_KEYS, SQL_CLAIMED_LIMITS, SQL_COUNT_RUNNING_OF_KEY, SQL_HELD_BACK_OF_KEY, SQL_HOLD_BACK,
-    SQL_KEYS_OF_JOBS, SQL_MAKE_AVAILABLE, SQL_SET_CONCURRENCY,
+    SQL_COUNT_RUNNING_IN_QUEUE, SQL_KEYS_OF_JOBS, SQL_MAKE_AVAILABLE, SQL_READ_QUEUE_CONTROL, SQL_SET_CONCURRENCY,
+    SQL_SET_RATE_WINDOW,
 )
 
 SQL_EXISTING_FLOW_KEYS = EXISTING_FLOW_KEYS.format(key="`key`")
@@ -11,3 +12,5 @@ SQL_EXISTING_FLOW_KEYS = EXISTING_FLOW_KEYS.format(key="`key`")
 SQL_INSERT_FLOW_KEY = "INSERT IGNORE INTO headgate_flow_key (`key`) VALUES (%s)"
 # Lock a key's row until the transaction ends: claims and releases of one key take turns.
 SQL_LOCK_FLOW_KEY = "SELECT `key` FROM headgate_flow_key WHERE `key` = %s FOR UPDATE"
+# Lock a queue's control row until the transaction ends: controlled claims of a queue take turns.
+SQL_LOCK_QUEUE_CONTROL = "SELECT queue FROM headgate_queue_control WHERE queue = %s FOR UPDATE"

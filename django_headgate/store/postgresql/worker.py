@@ -2,7 +2,7 @@
 fence reads, release without spending the attempt, and the worker's session settings. The hot
 statements run prepared (``hot.py``)."""
 
-from ..records import ClaimedJob
+from ..records import AllQueuesExcept, ClaimedJob
 from ..fragments import FENCED_UNLOCKED, SNOOZE
 from .jobs import CLAIM_CTES, EXPIRES_NOW, NOW, NOW_PLUS_SECONDS
 
@@ -39,6 +39,7 @@ ORDER BY acked DESC, priority DESC, run_at
 """
 SQL_ACK_AND_CLAIM_ANY_QUEUE = SQL_ACK_AND_CLAIM.format(queue_filter="")
 SQL_ACK_AND_CLAIM_QUEUES = SQL_ACK_AND_CLAIM.format(queue_filter="AND queue = ANY(%s)")
+SQL_ACK_AND_CLAIM_EXCEPT_QUEUES = SQL_ACK_AND_CLAIM.format(queue_filter="AND queue <> ALL(%s)")
 # Renew the leases still ours, in id order, skipping rows someone else holds (never waits);
 # each renewed row says whether its abort was requested (cancel() of a running job).
 SQL_RENEW_UNLOCKED = f"""
@@ -83,7 +84,7 @@ class PostgreSQLWorker:
         params = [[str(c.job_id) for c in completions], [c.fence for c in completions],
                   [c.result_json for c in completions]]
         if queues:
-            sql = SQL_ACK_AND_CLAIM_QUEUES
+            sql = SQL_ACK_AND_CLAIM_EXCEPT_QUEUES if isinstance(queues, AllQueuesExcept) else SQL_ACK_AND_CLAIM_QUEUES
             params.append(list(queues))
         else:
             sql = SQL_ACK_AND_CLAIM_ANY_QUEUE

@@ -3,7 +3,8 @@ writer lock for the rest of the transaction."""
 
 from ..flow_fragments import (  # noqa: F401  (statements of this vendor)
     EXISTING_FLOW_KEYS, SQL_CLAIMED_LIMITS, SQL_COUNT_RUNNING_OF_KEY, SQL_HELD_BACK_OF_KEY, SQL_HOLD_BACK,
-    SQL_KEYS_OF_JOBS, SQL_MAKE_AVAILABLE, SQL_SET_CONCURRENCY,
+    SQL_COUNT_RUNNING_IN_QUEUE, SQL_KEYS_OF_JOBS, SQL_MAKE_AVAILABLE, SQL_READ_QUEUE_CONTROL, SQL_SET_CONCURRENCY,
+    SQL_SET_RATE_WINDOW,
 )
 
 SQL_EXISTING_FLOW_KEYS = EXISTING_FLOW_KEYS.format(key='"key"')
@@ -12,3 +13,5 @@ SQL_INSERT_FLOW_KEY = 'INSERT OR IGNORE INTO headgate_flow_key ("key") VALUES (%
 # A write to the key's row: the transaction holds the database's one writer lock from here on,
 # so the count that follows cannot change under it.
 SQL_LOCK_FLOW_KEY = 'UPDATE headgate_flow_key SET "key" = "key" WHERE "key" = %s'
+# The same for a queue's control row.
+SQL_LOCK_QUEUE_CONTROL = "UPDATE headgate_queue_control SET queue = queue WHERE queue = %s"

@@ -246,6 +246,10 @@ UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = U
 -- The concurrency limits of some claimed rows (primary key; {ids}: placeholders).
 SELECT id, concurrency_limit FROM headgate_job WHERE id IN (%s, %s, %s)
 
+-- name: flow_fragments.SQL_COUNT_RUNNING_IN_QUEUE --
+-- Jobs of one queue holding a lease (headgate_job_claim_idx).
+SELECT COUNT(*) FROM headgate_job WHERE state = 'running' AND queue = %s
+
 -- name: flow_fragments.SQL_COUNT_RUNNING_OF_KEY --
 -- Running rows of one key (headgate_job_flow_key_idx).
 SELECT COUNT(*) FROM headgate_job WHERE concurrency_key = %s AND state = 'running'
@@ -275,13 +279,25 @@ SELECT DISTINCT concurrency_key FROM headgate_job WHERE id IN (%s, %s, %s) AND c
 -- Lock a key's row until the transaction ends: claims and releases of one key take turns.
 SELECT `key` FROM headgate_flow_key WHERE `key` = %s FOR UPDATE
 
+-- name: mysql.flow.SQL_LOCK_QUEUE_CONTROL --
+-- Lock a queue's control row until the transaction ends: controlled claims of a queue take turns.
+SELECT queue FROM headgate_queue_control WHERE queue = %s FOR UPDATE
+
 -- name: flow_fragments.SQL_MAKE_AVAILABLE --
 -- Held-back rows become claimable again, run_at kept (primary key; {ids}: placeholders).
 UPDATE headgate_job SET state = 'available' WHERE id IN (%s, %s, %s) AND state = 'held_back'
 
+-- name: flow_fragments.SQL_READ_QUEUE_CONTROL --
+-- A queue's controls (primary key), read after SQL_LOCK_QUEUE_CONTROL in the same transaction.
+SELECT paused, concurrency, rate_limit, window_started_at, window_count FROM headgate_queue_control WHERE queue = %s
+
 -- name: flow_fragments.SQL_SET_CONCURRENCY --
 -- Store a job's concurrency key and limit, just after its insert (primary key).
 UPDATE headgate_job SET concurrency_key = %s, concurrency_limit = %s WHERE id = %s
+
+-- name: flow_fragments.SQL_SET_RATE_WINDOW --
+-- The queue's rate window after a claim (primary key).
+UPDATE headgate_queue_control SET window_started_at = %s, window_count = %s WHERE queue = %s
 
 -- name: mysql.SQL_GET_STATEMENT_BUDGET_MARIADB --
 -- Lock waits in whole seconds: lock_wait_timeout for metadata and table locks, InnoDB's for rows.

@@ -52,6 +52,24 @@ WITH picked AS (
 )
 SELECT claimed.* FROM claimed JOIN picked USING (id) ORDER BY priority DESC, run_at
 
+-- name: postgresql.jobs.SQL_CLAIM_EXCEPT_QUEUES --
+-- Claim from every queue but those of one array parameter (paused or claimed under controls).
+WITH picked AS (
+    SELECT id, priority, run_at FROM headgate_job
+    WHERE state = 'available' AND run_at <= now() AND queue <> ALL(%s)
+    ORDER BY priority DESC, run_at
+    LIMIT %s
+    FOR UPDATE SKIP LOCKED
+), claimed AS (
+    UPDATE headgate_job AS j
+    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s,
+        lease_expires_at = now() + make_interval(secs => %s), started_at = now()
+    FROM picked
+    WHERE j.id = picked.id
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key
+)
+SELECT claimed.* FROM claimed JOIN picked USING (id) ORDER BY priority DESC, run_at
+
 -- name: postgresql.jobs.SQL_CLAIM_QUEUES --
 -- Claim from the queues of one array parameter.
 WITH picked AS (
@@ -389,6 +407,50 @@ UNION ALL
 SELECT false, claimed.*, picked.priority, picked.run_at FROM claimed JOIN picked USING (id)
 ORDER BY acked DESC, priority DESC, run_at
 
+-- name: postgresql.worker.SQL_ACK_AND_CLAIM_EXCEPT_QUEUES --
+-- Acknowledge and claim in ONE statement (one round trip, one commit). `ours`: the rows to
+-- acknowledge still running at the claimed fence, locked in id order, skipping rows someone else
+-- holds (a foreign FOR UPDATE, a rescue in flight), so an acknowledgement never waits for a lock;
+-- `picked`: ready rows (claim index), skipping locked ones. Data-modifying CTEs share one
+-- snapshot and commit together; acknowledged rows are running and claimed rows available, so no
+-- row is changed twice. Rows: (true, id, NULL...) per acknowledgement first, then (false, claimed
+-- job...) per claim in claim order.
+WITH done AS (
+    SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS d(id, fence, result)
+), ours AS (
+    SELECT j.id FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
+    WHERE j.state = 'running'
+    ORDER BY j.id
+    FOR UPDATE OF j SKIP LOCKED
+), acked AS (
+    UPDATE headgate_job AS j
+    SET state = 'succeeded', result = done.result::jsonb, finished_at = now(),
+        expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = j.retention_class), lease_owner = NULL, lease_expires_at = NULL
+    FROM ours JOIN done ON done.id = ours.id
+    WHERE j.id = ours.id
+    RETURNING j.id
+), picked AS (
+    SELECT id, priority, run_at FROM headgate_job
+    WHERE state = 'available' AND run_at <= now() AND queue <> ALL(%s)
+    ORDER BY priority DESC, run_at
+    LIMIT %s
+    FOR UPDATE SKIP LOCKED
+), claimed AS (
+    UPDATE headgate_job AS j
+    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s,
+        lease_expires_at = now() + make_interval(secs => %s), started_at = now()
+    FROM picked
+    WHERE j.id = picked.id
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key
+)
+SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar,
+       NULL::integer AS priority, NULL::timestamptz AS run_at
+FROM acked
+UNION ALL
+SELECT false, claimed.*, picked.priority, picked.run_at FROM claimed JOIN picked USING (id)
+ORDER BY acked DESC, priority DESC, run_at
+
 -- name: postgresql.worker.SQL_ACK_AND_CLAIM_QUEUES --
 -- Acknowledge and claim in ONE statement (one round trip, one commit). `ours`: the rows to
 -- acknowledge still running at the claimed fence, locked in id order, skipping rows someone else
@@ -485,6 +547,10 @@ UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = n
 -- The concurrency limits of some claimed rows (primary key; {ids}: placeholders).
 SELECT id, concurrency_limit FROM headgate_job WHERE id IN (%s, %s, %s)
 
+-- name: flow_fragments.SQL_COUNT_RUNNING_IN_QUEUE --
+-- Jobs of one queue holding a lease (headgate_job_claim_idx).
+SELECT COUNT(*) FROM headgate_job WHERE state = 'running' AND queue = %s
+
 -- name: flow_fragments.SQL_COUNT_RUNNING_OF_KEY --
 -- Running rows of one key (headgate_job_flow_key_idx).
 SELECT COUNT(*) FROM headgate_job WHERE concurrency_key = %s AND state = 'running'
@@ -513,6 +579,10 @@ SELECT DISTINCT concurrency_key FROM headgate_job WHERE id IN (%s, %s, %s) AND c
 -- Lock a key's row until the transaction ends: claims and releases of one key take turns.
 SELECT "key" FROM headgate_flow_key WHERE "key" = %s FOR UPDATE
 
+-- name: postgresql.flow.SQL_LOCK_QUEUE_CONTROL --
+-- Lock a queue's control row until the transaction ends: controlled claims of a queue take turns.
+SELECT queue FROM headgate_queue_control WHERE queue = %s FOR UPDATE
+
 -- name: flow_fragments.SQL_MAKE_AVAILABLE --
 -- Held-back rows become claimable again, run_at kept (primary key; {ids}: placeholders).
 UPDATE headgate_job SET state = 'available' WHERE id IN (%s, %s, %s) AND state = 'held_back'
@@ -521,9 +591,17 @@ UPDATE headgate_job SET state = 'available' WHERE id IN (%s, %s, %s) AND state =
 -- Wake idle workers on commit: jobs were made available.
 SELECT pg_notify('headgate_jobs', '')
 
+-- name: flow_fragments.SQL_READ_QUEUE_CONTROL --
+-- A queue's controls (primary key), read after SQL_LOCK_QUEUE_CONTROL in the same transaction.
+SELECT paused, concurrency, rate_limit, window_started_at, window_count FROM headgate_queue_control WHERE queue = %s
+
 -- name: flow_fragments.SQL_SET_CONCURRENCY --
 -- Store a job's concurrency key and limit, just after its insert (primary key).
 UPDATE headgate_job SET concurrency_key = %s, concurrency_limit = %s WHERE id = %s
+
+-- name: flow_fragments.SQL_SET_RATE_WINDOW --
+-- The queue's rate window after a claim (primary key).
+UPDATE headgate_queue_control SET window_started_at = %s, window_count = %s WHERE queue = %s
 
 -- name: postgresql.SQL_GET_STATEMENT_BUDGET --
 -- The session's statement_timeout and lock_timeout, read before a budget is set and restored after.

@@ -191,6 +191,10 @@ UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = s
 -- The concurrency limits of some claimed rows (primary key; {ids}: placeholders).
 SELECT id, concurrency_limit FROM headgate_job WHERE id IN (%s, %s, %s)
 
+-- name: flow_fragments.SQL_COUNT_RUNNING_IN_QUEUE --
+-- Jobs of one queue holding a lease (headgate_job_claim_idx).
+SELECT COUNT(*) FROM headgate_job WHERE state = 'running' AND queue = %s
+
 -- name: flow_fragments.SQL_COUNT_RUNNING_OF_KEY --
 -- Running rows of one key (headgate_job_flow_key_idx).
 SELECT COUNT(*) FROM headgate_job WHERE concurrency_key = %s AND state = 'running'
@@ -220,13 +224,25 @@ SELECT DISTINCT concurrency_key FROM headgate_job WHERE id IN (%s, %s, %s) AND c
 -- so the count that follows cannot change under it.
 UPDATE headgate_flow_key SET "key" = "key" WHERE "key" = %s
 
+-- name: sqlite.flow.SQL_LOCK_QUEUE_CONTROL --
+-- The same for a queue's control row.
+UPDATE headgate_queue_control SET queue = queue WHERE queue = %s
+
 -- name: flow_fragments.SQL_MAKE_AVAILABLE --
 -- Held-back rows become claimable again, run_at kept (primary key; {ids}: placeholders).
 UPDATE headgate_job SET state = 'available' WHERE id IN (%s, %s, %s) AND state = 'held_back'
 
+-- name: flow_fragments.SQL_READ_QUEUE_CONTROL --
+-- A queue's controls (primary key), read after SQL_LOCK_QUEUE_CONTROL in the same transaction.
+SELECT paused, concurrency, rate_limit, window_started_at, window_count FROM headgate_queue_control WHERE queue = %s
+
 -- name: flow_fragments.SQL_SET_CONCURRENCY --
 -- Store a job's concurrency key and limit, just after its insert (primary key).
 UPDATE headgate_job SET concurrency_key = %s, concurrency_limit = %s WHERE id = %s
+
+-- name: flow_fragments.SQL_SET_RATE_WINDOW --
+-- The queue's rate window after a claim (primary key).
+UPDATE headgate_queue_control SET window_started_at = %s, window_count = %s WHERE queue = %s
 
 -- name: sqlite.SQL_GET_BUSY_TIMEOUT --
 -- The connection's wait for the database lock, in milliseconds (SQLite has no statement
