@@ -4,4 +4,4 @@ Importing this package registers every page: job inspection and the dashboard (`
 the policy pages (``policies``) and the read-only archive audit (``archive``).
 """
 
-from . import archive, jobs, policies  # noqa: F401  (registration happens at import)
+from . import archive, flow, jobs, policies  # noqa: F401  (registration happens at import)

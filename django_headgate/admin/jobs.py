@@ -26,6 +26,7 @@ from django.utils.html import format_html
 
 from .. import api
 from ..exceptions import HeadgateError
+from ..flow.waiting import waiting_reason
 from ..models import Job, JobState
 from .dashboard import dashboard_view
 from .display import WITHHELD, compact_datetime, error_blocks, error_summaries, json_block, text_block
@@ -158,6 +159,7 @@ class JobAdmin(AllowListedLookups, ViewPermissionFirst, admin.ModelAdmin):
             ("Attempts and lease", {"fields": (("attempts", "max_attempts", "fence"),
                                                ("lease_owner", "lease_expires_at"),
                                                ("timeout", "abort_requested_at"))}),
+            ("Flow control", {"fields": (("concurrency_key", "concurrency_limit"), "waiting_display")}),
         ]
         if self.has_payload_permission(request):
             fieldsets += [
@@ -172,6 +174,10 @@ class JobAdmin(AllowListedLookups, ViewPermissionFirst, admin.ModelAdmin):
                 ("Payload", {"fields": ("payload_withheld",)}),
             ]
         return fieldsets
+
+    @admin.display(description="why it waits")
+    def waiting_display(self, job):
+        return waiting_reason(job) or "-"
 
     @admin.display(description="progress")
     def progress_display(self, job):

@@ -11,6 +11,8 @@ from ..models import Job, JobState, QueueControl
 
 #: A held-back job's reason (a metrics label): it waits for a slot of its concurrency key.
 REASON_CONCURRENCY_KEY = "concurrency_key"
+#: An available job of a paused queue.
+REASON_QUEUE_PAUSED = "queue_paused"
 
 
 @dataclass

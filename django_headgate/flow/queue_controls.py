@@ -13,7 +13,7 @@ from ..values.concurrency import parse_rate_limit
 from ..values.job_options import check_queue_name
 
 
-def _queue(name):
+def check_queue_control_name(name):
     try:
         return check_queue_name(name)
     except InvalidJob as exc:
@@ -38,12 +38,12 @@ def _update(name, using, **values):
 def pause_queue(name, *, using=None):
     """Workers stop claiming from queue ``name`` within about a second (running jobs finish;
     enqueue goes on). Returns the QueueControl."""
-    return _update(_queue(name), using, paused=True)
+    return _update(check_queue_control_name(name), using, paused=True)
 
 
 def resume_queue(name, *, using=None):
     """Workers claim from queue ``name`` again within about a second. Returns the QueueControl."""
-    return _update(_queue(name), using, paused=False)
+    return _update(check_queue_control_name(name), using, paused=False)
 
 
 def check_queue_limits(concurrency, rate_limit):
@@ -61,7 +61,7 @@ def set_queue_limits(name, concurrency=None, rate_limit=None, *, using=None):
     """Cap queue ``name`` at ``concurrency`` leased jobs across all workers and ``rate_limit``
     ("R/s", "R/m", "R/h": jobs started per window across all workers); None clears a limit.
     Returns the QueueControl."""
-    name = _queue(name)
+    name = check_queue_control_name(name)
     concurrency, rate_limit = check_queue_limits(concurrency, rate_limit)
     return _update(name, using, concurrency=concurrency, rate_limit=rate_limit, window_started_at=None,
                    window_count=0)

@@ -129,6 +129,13 @@ def periodic_section(ctx):
     return Section("periodic", "Periodic tasks", data, lines)
 
 
+def flow_section(ctx):
+    """Paused queues, queue limits and held-back jobs (:func:`.flow_section.flow_section`)."""
+    from .flow_section import flow_section as build
+
+    return build(ctx)
+
+
 #: The report, in order. Append a builder to add a section.
-SECTIONS = [jobs_section, workers_section, archive_section, horizon_section, maintenance_section, health_section,
-            periodic_section]
+SECTIONS = [jobs_section, workers_section, flow_section, archive_section, horizon_section, maintenance_section,
+            health_section, periodic_section]
