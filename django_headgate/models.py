@@ -100,9 +100,12 @@ class Job(models.Model):
 
 
 class FlowKey(models.Model):
-    """A concurrency key's lock row: claims and releases of the key take turns on it (flow/)."""
+    """A concurrency key's or a task rate's lock row (claims and releases take turns on it), with
+    the rate window of a ``rate:<task>`` row (flow/)."""
 
     key = models.CharField(max_length=255, primary_key=True)
+    window_started_at = models.DateTimeField(null=True, blank=True)
+    window_count = models.IntegerField(default=0)
 
     class Meta:
         db_table = "headgate_flow_key"

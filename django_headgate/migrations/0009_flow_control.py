@@ -4,7 +4,8 @@
 on PostgreSQL or MariaDB); a job without a key is never limited. ``headgate_job_flow_key_idx``
 serves the two reads of a limited claim or release: the running rows of one key (a count) and
 its held-back rows in claim order. ``headgate_flow_key`` holds one row per key: the row a claim
-and a release lock so that they count a key's running jobs one transaction at a time.
+and a release lock so that they count a key's running jobs one transaction at a time; a task's
+rate limit has a ``rate:<task>`` row there, with its current window.
 ``headgate_queue_control``: a queue's run-time controls (pause, concurrency cap, rate limit and
 its current window). The new state ``held_back`` needs no DDL (``state`` is a plain column).
 """
@@ -18,7 +19,11 @@ class Migration(migrations.Migration):
     operations = [
         migrations.CreateModel(
             name="FlowKey",
-            fields=[("key", models.CharField(max_length=255, primary_key=True, serialize=False))],
+            fields=[
+                ("key", models.CharField(max_length=255, primary_key=True, serialize=False)),
+                ("window_started_at", models.DateTimeField(blank=True, null=True)),
+                ("window_count", models.IntegerField(default=0)),
+            ],
             options={"db_table": "headgate_flow_key"},
         ),
         migrations.CreateModel(

@@ -44,3 +44,13 @@ SQL_READ_QUEUE_CONTROL = (
 SQL_COUNT_RUNNING_IN_QUEUE = "SELECT COUNT(*) FROM headgate_job WHERE state = 'running' AND queue = %s"
 # The queue's rate window after a claim (primary key).
 SQL_SET_RATE_WINDOW = "UPDATE headgate_queue_control SET window_started_at = %s, window_count = %s WHERE queue = %s"
+# A rate scope's window (primary key; {key}: the vendor's quoting).
+READ_FLOW_WINDOW = "SELECT window_started_at, window_count FROM headgate_flow_key WHERE {key} = %s"
+# A rate scope's window after an admission (primary key).
+SET_FLOW_WINDOW = "UPDATE headgate_flow_key SET window_started_at = %s, window_count = %s WHERE {key} = %s"
+# A claimed job past its task's rate waits for the next window (fenced): available again at the
+# bound time, no lease, its attempt not counted.
+SQL_DEFER_TO_WINDOW = (
+    "UPDATE headgate_job SET state = 'available', run_at = %s, attempts = attempts - 1, lease_owner = NULL, "
+    "lease_expires_at = NULL, started_at = NULL WHERE id = %s AND fence = %s AND state = 'running'"
+)

@@ -96,7 +96,7 @@ class ClaimLoop:
             if claimed:
                 idle_wait = MIN_POLL_SECONDS
             elif not self._leases and not pause:
-                if not self._claim_came_back_empty:
+                if not self._claim_came_back_empty and self._next_window() is None:
                     continue  # no claim was tried (the buffer was full): try one now
                 idle_wait = min(idle_wait * 2, self._poll_interval)
             self._wait(max(idle_wait, pause) if not self._leases else idle_wait)
@@ -118,13 +118,13 @@ class ClaimLoop:
         sent_at = time.monotonic()
         queues, may_claim = self._plan.free_queues()
         claimed = self._acks.round(queues, max(0, limit) if may_claim else 0)
-        self._claim_came_back_empty = claimed is not None and not claimed
+        self._claim_came_back_empty = claimed is not None and not claimed and self._next_window() is None
         if claim and self._plan.has_controlled and limit - len(claimed or ()) > 0:
             controlled = self._plan.claim_controlled(self._acks.worker_id, limit - len(claimed or ()),
                                                      self._lease_seconds)
             claimed = (claimed or []) + controlled
             # A spent rate window is not "no job ready": --burst waits for it to reopen.
-            self._claim_came_back_empty = not claimed and self._plan.seconds_to_next_window() is None
+            self._claim_came_back_empty = not claimed and self._next_window() is None
         if claimed:
             claimed = self._admission.admit(claimed)
         if claimed:
@@ -141,6 +141,12 @@ class ClaimLoop:
             finally:
                 self.mark_progress()
         return claimed or []
+
+    def _next_window(self):
+        """Seconds until a spent rate window reopens (queue or task), or None."""
+        waits = [w for w in (self._plan.seconds_to_next_window(), self._admission.seconds_to_next_window())
+                 if w is not None]
+        return min(waits) if waits else None
 
     def _buffer_claimed(self, claimed, live_until):
         self._leases.hold(claimed)
@@ -164,7 +170,7 @@ class ClaimLoop:
         cap = self._watchdog_seconds / 3
         if not self._leases:
             timeout = self._poll_interval if self._store.wakes_on_notify else idle_wait
-            reopens_in = self._plan.seconds_to_next_window()  # a spent rate window reopens
+            reopens_in = self._next_window()  # a spent rate window reopens
             if reopens_in is not None:
                 timeout = min(timeout, reopens_in + 0.001)
             self._wake.wait(min(timeout, cap))

@@ -25,3 +25,9 @@ def _record_run(label, seconds):
     time.sleep(seconds)
     RunInterval.objects.create(label=label, job_id=str(current_job().job_id), started_at=started_at,
                                ended_at=time.time())
+
+
+@headgate.task(rate_limit="10/s")
+def ten_per_second(label):
+    """At most 10 started per second across all workers; records its run."""
+    _record_run(label, 0)

@@ -59,7 +59,8 @@ module_level.__module__ = "tests.unit.test_concurrency_grammar"
 
 
 @pytest.mark.parametrize("options", [{"concurrency_limit": 0}, {"concurrency_key": "a:{b}"},
-                                     {"concurrency_limit": 1, "concurrency_key": 3}])
+                                     {"concurrency_limit": 1, "concurrency_key": 3}, {"rate_limit": "abc/s"},
+                                     {"rate_limit": "10/d"}, {"rate_limit": "0/s"}])
 def test_the_task_decorator_refuses_bad_options(options):
     with pytest.raises(InvalidTaskOption):
         registry.task(**options)(module_level)

@@ -7,6 +7,8 @@ rescue releases them). Every admission and release of a key first locks the key'
 SQLite the lock statement is a write, which takes the database's single writer lock.
 """
 
+from datetime import timedelta
+
 from ..fragments import placeholders
 from . import runs
 
@@ -54,11 +56,13 @@ class FlowContract:
             return set()
         self.ensure_flow_keys(by_key)
         held = set()
+        limits = None
         with self.atomic(), self.cursor() as cursor:
-            limits = self._claimed_limits(cursor, [job.id for jobs in by_key.values() for job in jobs])
             for key in sorted(by_key):
                 jobs = by_key[key]
                 cursor.execute(self.sql.SQL_LOCK_FLOW_KEY, [key])
+                if limits is None:  # read after the first lock (a write on SQLite: no read before it)
+                    limits = self._claimed_limits(cursor, [job.id for jobs in by_key.values() for job in jobs])
                 cursor.execute(self.sql.SQL_COUNT_RUNNING_OF_KEY, [key])
                 others = cursor.fetchone()[0] - len(jobs)
                 free = max(0, min(limits.get(job.id) or 1 for job in jobs) - others)
@@ -155,3 +159,38 @@ class FlowContract:
             cursor.execute(self.sql.SQL_SET_RATE_WINDOW, [self.db_datetime(started_at), count, queue])
         reopens_in = seconds - (now - started_at).total_seconds() if count >= allowed else None
         return claimed, reopens_in
+
+    @runs("SQL_LOCK_FLOW_KEY", "SQL_READ_FLOW_WINDOW", "SQL_SET_FLOW_WINDOW", "SQL_DEFER_TO_WINDOW")
+    def defer_over_rate(self, worker_id, scoped):
+        """Admit claimed jobs under rate limits: ``scoped`` maps a scope (a ``headgate_flow_key``
+        row, such as ``rate:<task>``) to ``((jobs, window seconds), [ClaimedJob, ...])``. In one
+        transaction that locks each scope's row (in key order), as many jobs as the scope's
+        window has left are kept (in claim order); a window opens at the first admission after
+        the previous one closed. The others become available again at the window's end (fenced:
+        no lease, attempt not counted), so nobody claims them before. Returns ``(deferred ids,
+        seconds until the first window they wait for ends, or None)``."""
+        self.ensure_flow_keys(scoped)
+        deferred = set()
+        now, reopens_in = None, None
+        with self.atomic(), self.cursor() as cursor:
+            for scope in sorted(scoped):
+                (allowed, seconds), jobs = scoped[scope]
+                cursor.execute(self.sql.SQL_LOCK_FLOW_KEY, [scope])
+                now = now or self.now()  # after the first lock, as every read here
+                cursor.execute(self.sql.SQL_READ_FLOW_WINDOW, [scope])
+                started_at, count = cursor.fetchone()
+                started_at = self.from_db_datetime(started_at)
+                if started_at is None or (now - started_at).total_seconds() >= seconds:
+                    started_at, count = now, 0
+                kept = max(0, allowed - count)
+                reopens_at = self.db_datetime(started_at + timedelta(seconds=seconds))
+                for job in jobs[kept:]:
+                    cursor.execute(self.sql.SQL_DEFER_TO_WINDOW, [reopens_at, self.db_uuid(job.id), job.fence])
+                    if cursor.rowcount:
+                        deferred.add(job.id)
+                if len(jobs) > kept:
+                    wait = seconds - (now - started_at).total_seconds()
+                    reopens_in = wait if reopens_in is None else min(reopens_in, wait)
+                cursor.execute(self.sql.SQL_SET_FLOW_WINDOW,
+                               [self.db_datetime(started_at), count + min(kept, len(jobs)), scope])
+        return deferred, reopens_in

@@ -3,13 +3,15 @@
 from ..flow_fragments import (  # noqa: F401  (statements of this vendor)
     EXISTING_FLOW_KEYS, SQL_CLAIMED_LIMITS, SQL_COUNT_RUNNING_OF_KEY, SQL_HELD_BACK_OF_KEY, SQL_HOLD_BACK,
     SQL_COUNT_RUNNING_IN_QUEUE, SQL_KEYS_OF_JOBS, SQL_MAKE_AVAILABLE, SQL_READ_QUEUE_CONTROL, SQL_SET_CONCURRENCY,
-    SQL_SET_RATE_WINDOW,
+    SQL_DEFER_TO_WINDOW, SQL_SET_RATE_WINDOW, READ_FLOW_WINDOW, SET_FLOW_WINDOW,
 )
 from .jobs import NOTIFY_CHANNEL
 
+SQL_READ_FLOW_WINDOW = READ_FLOW_WINDOW.format(key='"key"')
+SQL_SET_FLOW_WINDOW = SET_FLOW_WINDOW.format(key='"key"')
 SQL_EXISTING_FLOW_KEYS = EXISTING_FLOW_KEYS.format(key='"key"')
 # A key's lock row, inserted once (a concurrent insert of the same key waits, then does nothing).
-SQL_INSERT_FLOW_KEY = 'INSERT INTO headgate_flow_key ("key") VALUES (%s) ON CONFLICT DO NOTHING'
+SQL_INSERT_FLOW_KEY = 'INSERT INTO headgate_flow_key ("key", window_count) VALUES (%s, 0) ON CONFLICT DO NOTHING'
 # Lock a key's row until the transaction ends: claims and releases of one key take turns.
 SQL_LOCK_FLOW_KEY = 'SELECT "key" FROM headgate_flow_key WHERE "key" = %s FOR UPDATE'
 # Lock a queue's control row until the transaction ends: controlled claims of a queue take turns.

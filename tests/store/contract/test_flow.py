@@ -81,3 +81,19 @@ def test_set_concurrency_stores_the_key_and_its_lock_row(store):
 def test_cancel_of_a_held_back_job(store):
     job = keyed(state="held_back")
     assert store.cancel_job(job.id) == "cancelled"
+
+
+def test_a_rate_scope_admits_its_window_and_defers_the_rest_to_its_end(store):
+    jobs = [JobFactory() for _ in range(5)]
+    claimed = store.claim_jobs("w", None, 10, 30)
+    deferred, reopens_in = store.defer_over_rate("w", {"rate:t": ((3, 3600), claimed)})
+    assert 3590 < reopens_in <= 3600
+    assert deferred == {c.id for c in claimed[3:]}
+    rows = {row.id: row for row in Job.objects.all()}
+    later = [rows[job_id] for job_id in deferred]
+    assert {(row.state, row.attempts, row.lease_owner) for row in later} == {("available", 0, None)}
+    assert all(row.run_at > store.now() for row in later)  # not claimable before the window ends
+    assert store.claim_jobs("w", None, 10, 30) == []
+    window = FlowKey.objects.get(key="rate:t")
+    assert window.window_count == 3 and window.window_started_at is not None
+    assert len(jobs) == 5

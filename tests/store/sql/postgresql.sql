@@ -555,6 +555,11 @@ SELECT COUNT(*) FROM headgate_job WHERE state = 'running' AND queue = %s
 -- Running rows of one key (headgate_job_flow_key_idx).
 SELECT COUNT(*) FROM headgate_job WHERE concurrency_key = %s AND state = 'running'
 
+-- name: flow_fragments.SQL_DEFER_TO_WINDOW --
+-- A claimed job past its task's rate waits for the next window (fenced): available again at the
+-- bound time, no lease, its attempt not counted.
+UPDATE headgate_job SET state = 'available', run_at = %s, attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL, started_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+
 -- name: postgresql.flow.SQL_EXISTING_FLOW_KEYS --
 -- The lock rows among some keys, read without locking (primary key; {keys}: placeholders).
 SELECT "key" FROM headgate_flow_key WHERE "key" IN (%s, %s)
@@ -569,7 +574,7 @@ UPDATE headgate_job SET state = 'held_back', attempts = attempts - 1, lease_owne
 
 -- name: postgresql.flow.SQL_INSERT_FLOW_KEY --
 -- A key's lock row, inserted once (a concurrent insert of the same key waits, then does nothing).
-INSERT INTO headgate_flow_key ("key") VALUES (%s) ON CONFLICT DO NOTHING
+INSERT INTO headgate_flow_key ("key", window_count) VALUES (%s, 0) ON CONFLICT DO NOTHING
 
 -- name: flow_fragments.SQL_KEYS_OF_JOBS --
 -- The distinct concurrency keys of some jobs (primary key; {ids}: placeholders).
@@ -591,6 +596,10 @@ UPDATE headgate_job SET state = 'available' WHERE id IN (%s, %s, %s) AND state =
 -- Wake idle workers on commit: jobs were made available.
 SELECT pg_notify('headgate_jobs', '')
 
+-- name: postgresql.flow.SQL_READ_FLOW_WINDOW --
+-- A rate scope's window (primary key; {key}: the vendor's quoting).
+SELECT window_started_at, window_count FROM headgate_flow_key WHERE "key" = %s
+
 -- name: flow_fragments.SQL_READ_QUEUE_CONTROL --
 -- A queue's controls (primary key), read after SQL_LOCK_QUEUE_CONTROL in the same transaction.
 SELECT paused, concurrency, rate_limit, window_started_at, window_count FROM headgate_queue_control WHERE queue = %s
@@ -598,6 +607,10 @@ SELECT paused, concurrency, rate_limit, window_started_at, window_count FROM hea
 -- name: flow_fragments.SQL_SET_CONCURRENCY --
 -- Store a job's concurrency key and limit, just after its insert (primary key).
 UPDATE headgate_job SET concurrency_key = %s, concurrency_limit = %s WHERE id = %s
+
+-- name: postgresql.flow.SQL_SET_FLOW_WINDOW --
+-- A rate scope's window after an admission (primary key).
+UPDATE headgate_flow_key SET window_started_at = %s, window_count = %s WHERE "key" = %s
 
 -- name: flow_fragments.SQL_SET_RATE_WINDOW --
 -- The queue's rate window after a claim (primary key).
