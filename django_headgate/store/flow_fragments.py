@@ -54,3 +54,7 @@ SQL_DEFER_TO_WINDOW = (
     "UPDATE headgate_job SET state = 'available', run_at = %s, attempts = attempts - 1, lease_owner = NULL, "
     "lease_expires_at = NULL, started_at = NULL WHERE id = %s AND fence = %s AND state = 'running'"
 )
+# Keys of the first held-back rows in claim order (headgate_job_claim_any_idx), at most %s rows.
+SQL_HELD_BACK_KEYS = (
+    "SELECT concurrency_key FROM headgate_job WHERE state = 'held_back' ORDER BY priority DESC, run_at LIMIT %s"
+)

@@ -112,6 +112,17 @@ class FlowContract:
                 self.wake_workers(cursor)
         return released
 
+    @runs("SQL_HELD_BACK_KEYS")
+    def release_stranded_held_back(self, scan_rows=RELEASE_SCAN_ROWS):
+        """Release held-back jobs whose key has a free slot although no release ran for it (a
+        worker died between its acknowledgement and the release): the keys of the first
+        ``scan_rows`` held-back rows in claim order (claim index), each as
+        :meth:`release_held_back`. The rescue runs it on each pass. Returns how many."""
+        with self.cursor() as cursor:
+            cursor.execute(self.sql.SQL_HELD_BACK_KEYS, [scan_rows])
+            keys = {row[0] for row in cursor.fetchall()}
+        return self.release_held_back(keys) if keys else 0
+
     def wake_workers(self, cursor):
         """Wake idle workers when this transaction commits: nothing by default (they poll)."""
 

@@ -97,3 +97,12 @@ def test_a_rate_scope_admits_its_window_and_defers_the_rest_to_its_end(store):
     window = FlowKey.objects.get(key="rate:t")
     assert window.window_count == 3 and window.window_started_at is not None
     assert len(jobs) == 5
+
+
+def test_the_rescue_releases_held_back_jobs_nobody_released(store):
+    stranded = keyed(state="held_back")  # its key's last job finished, the release never ran
+    still_busy = keyed(key="busy", state="held_back")
+    keyed(key="busy", state="running", attempts=1, fence=1, lease_owner="w")
+    store.rescue_expired(10)
+    assert Job.objects.get(pk=stranded.id).state == "available"
+    assert Job.objects.get(pk=still_busy.id).state == "held_back"

@@ -564,6 +564,10 @@ UPDATE headgate_job SET state = 'available', run_at = %s, attempts = attempts - 
 -- The lock rows among some keys, read without locking (primary key; {keys}: placeholders).
 SELECT "key" FROM headgate_flow_key WHERE "key" IN (%s, %s)
 
+-- name: flow_fragments.SQL_HELD_BACK_KEYS --
+-- Keys of the first held-back rows in claim order (headgate_job_claim_any_idx), at most %s rows.
+SELECT concurrency_key FROM headgate_job WHERE state = 'held_back' ORDER BY priority DESC, run_at LIMIT %s
+
 -- name: flow_fragments.SQL_HELD_BACK_OF_KEY --
 -- Held-back rows of one key in claim order, at most %s (headgate_job_flow_key_idx).
 SELECT id, concurrency_limit FROM headgate_job WHERE concurrency_key = %s AND state = 'held_back' ORDER BY priority DESC, run_at LIMIT %s
