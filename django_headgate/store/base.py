@@ -1,7 +1,8 @@
 """The store contract: what every vendor supplies, shared value conversions and the store clock.
 
 :class:`BaseStore` is assembled from one contract class per section (``contract/jobs.py``,
-``contract/heartbeats.py``, ``contract/sweep.py``, ``contract/worker.py``, ``contract/errors.py``).
+``contract/heartbeats.py``, ``contract/sweep.py``, ``contract/worker.py``, ``contract/flow.py``,
+``contract/errors.py``).
 Each section declares
 
 - methods marked :func:`~.contract.vendor_supplies`: the operations a vendor must implement;
