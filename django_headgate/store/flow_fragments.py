@@ -15,19 +15,24 @@ def claim_queue_filter(queues):
 SQL_SET_CONCURRENCY = "UPDATE headgate_job SET concurrency_key = %s, concurrency_limit = %s WHERE id = %s"
 # The lock rows among some keys, read without locking (primary key; {keys}: placeholders).
 EXISTING_FLOW_KEYS = "SELECT {key} FROM headgate_flow_key WHERE {key} IN ({{keys}})"
-# Running rows of one key (headgate_job_flow_key_idx).
-SQL_COUNT_RUNNING_OF_KEY = "SELECT COUNT(*) FROM headgate_job WHERE concurrency_key = %s AND state = 'running'"
-# A claimed job over its key's limit is held back (fenced): no lease, its attempt not counted.
-SQL_HOLD_BACK = (
+# Running rows of some keys, per key (headgate_job_flow_key_idx; {keys}: placeholders).
+SQL_COUNT_RUNNING_OF_KEYS = (
+    "SELECT concurrency_key, COUNT(*) FROM headgate_job WHERE concurrency_key IN ({keys}) AND state = 'running' "
+    "GROUP BY concurrency_key"
+)
+# Claimed jobs over their key's limit are held back (primary key; only while still leased to the
+# worker, %s after the ids): no lease, their attempt not counted.
+SQL_HOLD_BACK_MANY = (
     "UPDATE headgate_job SET state = 'held_back', attempts = attempts - 1, lease_owner = NULL, "
-    "lease_expires_at = NULL, started_at = NULL WHERE id = %s AND fence = %s AND state = 'running'"
+    "lease_expires_at = NULL, started_at = NULL WHERE id IN ({ids}) AND state = 'running' AND lease_owner = %s"
 )
 # The concurrency limits of some claimed rows (primary key; {ids}: placeholders).
 SQL_CLAIMED_LIMITS = "SELECT id, concurrency_limit FROM headgate_job WHERE id IN ({ids})"
-# Held-back rows of one key in claim order, at most %s (headgate_job_flow_key_idx).
+# Held-back rows of one key in claim order, at most %s (headgate_job_flow_key_idx); a release
+# joins one per key with UNION ALL (a derived table: each keeps its own ORDER BY and LIMIT).
 SQL_HELD_BACK_OF_KEY = (
-    "SELECT id, concurrency_limit FROM headgate_job WHERE concurrency_key = %s AND state = 'held_back' "
-    "ORDER BY priority DESC, run_at LIMIT %s"
+    "SELECT * FROM (SELECT id, concurrency_key, concurrency_limit FROM headgate_job "
+    "WHERE concurrency_key = %s AND state = 'held_back' ORDER BY priority DESC, run_at LIMIT %s) AS held"
 )
 # Held-back rows become claimable again, run_at kept (primary key; {ids}: placeholders).
 SQL_MAKE_AVAILABLE = "UPDATE headgate_job SET state = 'available' WHERE id IN ({ids}) AND state = 'held_back'"

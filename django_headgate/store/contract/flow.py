@@ -41,36 +41,48 @@ class FlowContract:
                 if key not in existing:
                     cursor.execute(self.sql.SQL_INSERT_FLOW_KEY, [key])
 
-    @runs("SQL_LOCK_FLOW_KEY", "SQL_COUNT_RUNNING_OF_KEY", "SQL_HOLD_BACK")
+    @runs("SQL_LOCK_FLOW_KEYS", "SQL_COUNT_RUNNING_OF_KEYS", "SQL_HOLD_BACK_MANY")
     def hold_back_over_limit(self, worker_id, claimed):
         """Admit the ClaimedJobs this worker just leased under their keys' limits, in one
-        transaction that locks each key's row (in key order: no deadlock between two claims):
-        of a key's claimed jobs, as many as the limit leaves beside the key's other running rows
-        are kept (in claim order); the others become ``held_back`` (fenced: no lease, their
-        attempt not counted). Returns the set of held-back job ids."""
+        transaction that first locks the rows of their keys (in key order: no deadlock between
+        two claims): of a key's claimed jobs, as many as the limit leaves beside the key's other
+        running rows are kept (in claim order); the others become ``held_back`` (no lease, their
+        attempt not counted; only rows still leased to ``worker_id``). A constant number of
+        statements whatever the number of keys. Returns the set of held-back job ids."""
         by_key = {}
         for job in claimed:
             if job.concurrency_key is not None:
                 by_key.setdefault(job.concurrency_key, []).append(job)
         if not by_key:
             return set()
-        self.ensure_flow_keys(by_key)
-        held = set()
-        limits = None
+        keys = sorted(by_key)
+        self.ensure_flow_keys(keys)
         with self.atomic(), self.cursor() as cursor:
-            for key in sorted(by_key):
+            self._lock_flow_keys(cursor, keys)
+            limits = self._claimed_limits(cursor, [job.id for key in keys for job in by_key[key]])
+            running = self._running_of_keys(cursor, keys)
+            over = []
+            for key in keys:
                 jobs = by_key[key]
-                cursor.execute(self.sql.SQL_LOCK_FLOW_KEY, [key])
-                if limits is None:  # read after the first lock (a write on SQLite: no read before it)
-                    limits = self._claimed_limits(cursor, [job.id for jobs in by_key.values() for job in jobs])
-                cursor.execute(self.sql.SQL_COUNT_RUNNING_OF_KEY, [key])
-                others = cursor.fetchone()[0] - len(jobs)
-                free = max(0, min(limits.get(job.id) or 1 for job in jobs) - others)
-                for job in jobs[free:]:
-                    cursor.execute(self.sql.SQL_HOLD_BACK, [self.db_uuid(job.id), job.fence])
-                    if cursor.rowcount:
-                        held.add(job.id)
-        return held
+                others = running.get(key, 0) - len(jobs)
+                over += jobs[max(0, min(limits.get(job.id) or 1 for job in jobs) - others):]
+            if not over:
+                return set()
+            db_ids = [self.db_uuid(job.id) for job in over]
+            cursor.execute(self.sql.SQL_HOLD_BACK_MANY.format(ids=placeholders(len(db_ids))), [*db_ids, worker_id])
+            if cursor.rowcount == len(over):
+                return {job.id for job in over}
+        states = self.read_fences([job.id for job in over])
+        return {job.id for job in over if states.get(job.id, (None,))[0] == "held_back"}
+
+    def _lock_flow_keys(self, cursor, keys):
+        """Lock the rows of ``keys`` (sorted) until the transaction ends."""
+        cursor.execute(self.sql.SQL_LOCK_FLOW_KEYS.format(keys=placeholders(len(keys))), keys)
+
+    def _running_of_keys(self, cursor, keys):
+        """``{key: running jobs}`` of ``keys`` (flow key index)."""
+        cursor.execute(self.sql.SQL_COUNT_RUNNING_OF_KEYS.format(keys=placeholders(len(keys))), keys)
+        return dict(cursor.fetchall())
 
     @runs("SQL_CLAIMED_LIMITS")
     def _claimed_limits(self, cursor, job_ids):
@@ -88,26 +100,33 @@ class FlowContract:
         keys = {key for key in concurrency_keys if key is not None}
         return self.release_held_back(keys) if keys else 0
 
-    @runs("SQL_LOCK_FLOW_KEY", "SQL_COUNT_RUNNING_OF_KEY", "SQL_HELD_BACK_OF_KEY", "SQL_MAKE_AVAILABLE")
+    @runs("SQL_LOCK_FLOW_KEYS", "SQL_COUNT_RUNNING_OF_KEYS", "SQL_HELD_BACK_OF_KEY", "SQL_MAKE_AVAILABLE")
     def release_held_back(self, keys):
-        """For each key (its row locked, in key order), make up to ``limit - running`` of its
+        """For each key (their rows locked, in key order), make up to ``limit - running`` of its
         held-back rows available again, highest priority then oldest run_at first (their
-        ``run_at`` is kept). Returns how many; idle workers are woken (NOTIFY where the vendor
-        has it, their poll elsewhere)."""
-        released = 0
+        ``run_at`` is kept), in a constant number of statements whatever the number of keys.
+        Returns how many; idle workers are woken (NOTIFY where the vendor has it, their poll
+        elsewhere)."""
+        keys = sorted(keys)
         with self.atomic(), self.cursor() as cursor:
-            for key in sorted(keys):
-                cursor.execute(self.sql.SQL_LOCK_FLOW_KEY, [key])
-                cursor.execute(self.sql.SQL_HELD_BACK_OF_KEY, [key, RELEASE_SCAN_ROWS])
-                rows = cursor.fetchall()
-                if not rows:
-                    continue
-                cursor.execute(self.sql.SQL_COUNT_RUNNING_OF_KEY, [key])
-                free = max(0, min(limit or 1 for _, limit in rows) - cursor.fetchone()[0])
-                ids = [id_ for id_, _ in rows[:free]]
-                if ids:
-                    cursor.execute(self.sql.SQL_MAKE_AVAILABLE.format(ids=placeholders(len(ids))), ids)
-                    released += cursor.rowcount
+            self._lock_flow_keys(cursor, keys)
+            # One index-ordered read per key, in one statement (UNION ALL of LIMITed reads).
+            cursor.execute(" UNION ALL ".join([self.sql.SQL_HELD_BACK_OF_KEY] * len(keys)),
+                           [value for key in keys for value in (key, RELEASE_SCAN_ROWS)])
+            held = {}
+            for id_, key, limit in cursor.fetchall():
+                held.setdefault(key, []).append((id_, limit))
+            if not held:
+                return 0
+            running = self._running_of_keys(cursor, sorted(held))
+            ids = []
+            for key, rows in held.items():
+                free = max(0, min(limit or 1 for _, limit in rows) - running.get(key, 0))
+                ids += [id_ for id_, _ in rows[:free]]
+            if not ids:
+                return 0
+            cursor.execute(self.sql.SQL_MAKE_AVAILABLE.format(ids=placeholders(len(ids))), ids)
+            released = cursor.rowcount
             if released:
                 self.wake_workers(cursor)
         return released

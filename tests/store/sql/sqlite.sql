@@ -195,9 +195,9 @@ SELECT id, concurrency_limit FROM headgate_job WHERE id IN (%s, %s, %s)
 -- Jobs of one queue holding a lease (headgate_job_claim_idx).
 SELECT COUNT(*) FROM headgate_job WHERE state = 'running' AND queue = %s
 
--- name: flow_fragments.SQL_COUNT_RUNNING_OF_KEY --
--- Running rows of one key (headgate_job_flow_key_idx).
-SELECT COUNT(*) FROM headgate_job WHERE concurrency_key = %s AND state = 'running'
+-- name: flow_fragments.SQL_COUNT_RUNNING_OF_KEYS --
+-- Running rows of some keys, per key (headgate_job_flow_key_idx; {keys}: placeholders).
+SELECT concurrency_key, COUNT(*) FROM headgate_job WHERE concurrency_key IN (%s, %s) AND state = 'running' GROUP BY concurrency_key
 
 -- name: flow_fragments.SQL_DEFER_TO_WINDOW --
 -- A claimed job past its task's rate waits for the next window (fenced): available again at the
@@ -213,12 +213,14 @@ SELECT "key" FROM headgate_flow_key WHERE "key" IN (%s, %s)
 SELECT concurrency_key FROM headgate_job WHERE state = 'held_back' ORDER BY priority DESC, run_at LIMIT %s
 
 -- name: flow_fragments.SQL_HELD_BACK_OF_KEY --
--- Held-back rows of one key in claim order, at most %s (headgate_job_flow_key_idx).
-SELECT id, concurrency_limit FROM headgate_job WHERE concurrency_key = %s AND state = 'held_back' ORDER BY priority DESC, run_at LIMIT %s
+-- Held-back rows of one key in claim order, at most %s (headgate_job_flow_key_idx); a release
+-- joins one per key with UNION ALL (a derived table: each keeps its own ORDER BY and LIMIT).
+SELECT * FROM (SELECT id, concurrency_key, concurrency_limit FROM headgate_job WHERE concurrency_key = %s AND state = 'held_back' ORDER BY priority DESC, run_at LIMIT %s) AS held
 
--- name: flow_fragments.SQL_HOLD_BACK --
--- A claimed job over its key's limit is held back (fenced): no lease, its attempt not counted.
-UPDATE headgate_job SET state = 'held_back', attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL, started_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+-- name: flow_fragments.SQL_HOLD_BACK_MANY --
+-- Claimed jobs over their key's limit are held back (primary key; only while still leased to the
+-- worker, %s after the ids): no lease, their attempt not counted.
+UPDATE headgate_job SET state = 'held_back', attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL, started_at = NULL WHERE id IN (%s, %s, %s) AND state = 'running' AND lease_owner = %s
 
 -- name: sqlite.flow.SQL_INSERT_FLOW_KEY --
 -- A key's lock row, inserted once.
@@ -232,6 +234,10 @@ SELECT DISTINCT concurrency_key FROM headgate_job WHERE id IN (%s, %s, %s) AND c
 -- A write to the key's row: the transaction holds the database's one writer lock from here on,
 -- so the count that follows cannot change under it.
 UPDATE headgate_flow_key SET "key" = "key" WHERE "key" = %s
+
+-- name: sqlite.flow.SQL_LOCK_FLOW_KEYS --
+-- The same write on several keys' rows.
+UPDATE headgate_flow_key SET "key" = "key" WHERE "key" IN (%s, %s)
 
 -- name: sqlite.flow.SQL_LOCK_QUEUE_CONTROL --
 -- The same for a queue's control row.
