@@ -3,11 +3,14 @@ with the worker's session settings (no bitmap or sequential scans). Prints EXPLA
 the claim's locking SELECT for each of the four cases; docs/worker.md quotes the result.
 
     .venv/bin/python bench/claim_plan.py [--postgres-url URL] [--done 90000] [--ready 10000]
+                                         [--held-back 100000]
 
 The table is analysed while empty and autovacuum is off for it (statistics as stale as on a
 server whose autovacuum has not caught up with a burst), then filled: ``done`` succeeded rows
-and ``ready`` available ones; then EXPLAIN, ANALYZE, EXPLAIN. Each case runs in a scratch
-database of its own, dropped afterwards.
+and ``ready`` available ones, and ``held_back`` rows waiting behind one concurrency key (flow
+control, docs/flow-control.md); then EXPLAIN, ANALYZE, EXPLAIN of the claim, and EXPLAIN of the
+two reads of an admission on that key (its running count, its held-back rows in claim order).
+Each case runs in a scratch database of its own, dropped afterwards.
 """
 
 import argparse
@@ -24,7 +27,15 @@ CLAIM_SELECT = (
 )
 
 
-def run_case(url, worker_session, done, ready):
+# The reads of a concurrency-key admission and release (store/flow_fragments.py).
+KEY_READS = (
+    "SELECT COUNT(*) FROM headgate_job WHERE concurrency_key = 'k' AND state = 'running'",
+    "SELECT id, concurrency_limit FROM headgate_job WHERE concurrency_key = 'k' AND state = 'held_back' "
+    "ORDER BY priority DESC, run_at LIMIT 64",
+)
+
+
+def run_case(url, worker_session, done, ready, held_back=0):
     """In a child process (one Django setup per database): migrate, fill, EXPLAIN twice."""
     import django
     import psycopg
@@ -51,13 +62,22 @@ def run_case(url, worker_session, done, ready):
             "CASE WHEN n <= %s THEN 'succeeded' ELSE 'available' END, now() - interval '1 s', 0, 3, 0, "
             "'x', '[]', '[]', 'standard_30d', now() FROM generate_series(1, %s) AS n",
             [done, done + ready])
+        cursor.execute(
+            "INSERT INTO headgate_job (id, queue, task, args, kwargs, priority, state, run_at, attempts, "
+            "max_attempts, fence, fingerprint, errors, tags, retention_class, created_at, concurrency_key, "
+            "concurrency_limit) "
+            "SELECT gen_random_uuid(), 'default', 'bench.tasks.noop', '[]', '{}', 0, 'held_back', "
+            "now() - interval '2 s', 0, 3, 0, 'x', '[]', '[]', 'standard_30d', now(), 'k', 1 "
+            "FROM generate_series(1, %s) AS n", [held_back])
         for label in ("stale statistics (analysed while empty)", "after ANALYZE"):
             cursor.execute("BEGIN")
             if worker_session:  # what PostgreSQLStore.set_worker_plan sets
                 cursor.execute("SET LOCAL enable_bitmapscan = off")
                 cursor.execute("SET LOCAL enable_seqscan = off")
-            cursor.execute("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) " + CLAIM_SELECT)
-            plan = [row[0] for row in cursor.fetchall()]
+            plan = []
+            for statement in (CLAIM_SELECT, *(KEY_READS if held_back else ())):
+                cursor.execute("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) " + statement)
+                plan += [row[0] for row in cursor.fetchall()]
             cursor.execute("ROLLBACK")
             session = "worker session" if worker_session else "plain session"
             print(f"--- {session}, {label}")
@@ -73,14 +93,17 @@ def main():
     parser.add_argument("--postgres-url", default="postgres://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--done", type=int, default=90_000)
     parser.add_argument("--ready", type=int, default=10_000)
+    parser.add_argument("--held-back", type=int, default=0,
+                        help="Held-back rows behind one concurrency key (the flow-control case).")
     parser.add_argument("--case", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.case:
-        run_case(args.postgres_url, args.case == "worker", args.done, args.ready)
+        run_case(args.postgres_url, args.case == "worker", args.done, args.ready, args.held_back)
         return
     for case in ("plain", "worker"):
         subprocess.run([sys.executable, __file__, "--case", case, "--postgres-url", args.postgres_url,
-                        "--done", str(args.done), "--ready", str(args.ready)], check=True, cwd=ROOT)
+                        "--done", str(args.done), "--ready", str(args.ready), "--held-back", str(args.held_back)],
+                       check=True, cwd=ROOT)
 
 
 if __name__ == "__main__":

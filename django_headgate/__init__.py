@@ -40,6 +40,9 @@ _EXPORTS = {
     "erase": "compliance.erasure",
     "hold": "compliance.holds",
     "release_hold": "compliance.holds",
+    "pause_queue": "flow.queue_controls",
+    "resume_queue": "flow.queue_controls",
+    "set_queue_limits": "flow.queue_controls",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -23,7 +23,7 @@ __all__ = ["JobSpec", "batch", "cancel", "chain", "enqueue", "enqueue_many", "ge
 def enqueue(task, args=(), kwargs=None, *, queue=None, priority=None, run_at=None, delay=None,
             unique_key=None, job_id=None, max_attempts=None, retention_class=None,
             retain_forever=False, tags=(), using=None, unique_until="evicted", timeout=None, meta=None,
-            depends_on=(), on_parent_failure="cancel"):
+            depends_on=(), on_parent_failure="cancel", concurrency_key=None, concurrency_limit=None):
     """Enqueue one job in the caller's transaction and return its ``Job``.
 
     ``task`` must be registered (``@headgate.task``, ``HEADGATE["TASK_MODULES"]``), else
@@ -39,11 +39,14 @@ def enqueue(task, args=(), kwargs=None, *, queue=None, priority=None, run_at=Non
     for the caller (trace context, request id; not payload), read back as ``current_job().meta``
     (operations/meta.py). ``depends_on`` (job ids or Jobs): the job waits, never claimed, until
     those jobs ended; a parent that ends ``dead`` or ``cancelled`` cancels it, or releases it with
-    ``on_parent_failure="run"`` (docs/workflows.md; no ``unique_key`` then). Raises a
-    ``HeadgateError`` subclass for bad input, before any row is written.
+    ``on_parent_failure="run"`` (docs/workflows.md; no ``unique_key`` then). ``concurrency_limit``
+    (default the task's option) caps the jobs of ``concurrency_key`` (default the task's key, else
+    the task path) that hold a lease at once (docs/flow-control.md). Raises a ``HeadgateError``
+    subclass for bad input, before any row is written.
     """
     spec = JobSpec(task, args, kwargs or {}, queue, priority, run_at, delay, max_attempts,
-                   retention_class, retain_forever, tags, job_id, timeout, depends_on or (), on_parent_failure)
+                   retention_class, retain_forever, tags, job_id, timeout, depends_on or (), on_parent_failure,
+                   concurrency_key, concurrency_limit)
     check_meta(meta)
     if spec.depends_on or on_parent_failure != "cancel":
         def insert():

@@ -206,3 +206,11 @@ class InvalidErasure(HeadgateError):
 class ErasureRefused(HeadgateError):
     """The erasure stopped: rows carrying the tag are under a legal hold (erase them with
     override_hold=True only when the hold allows it)."""
+
+
+class InvalidConcurrency(InvalidJob):
+    """Invalid concurrency key or limit for this job."""
+
+
+class InvalidQueueControl(HeadgateError):
+    """Invalid queue control (pause, concurrency or rate limit); nothing was changed."""

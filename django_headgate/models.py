@@ -8,8 +8,8 @@ retention classes and policies by ``policies.py``, the duty runs and periodic cu
 QuerySet methods below. No raw SQL here.
 
 Past 300 lines on purpose: every table of the app is declared in this one module, where Django's
-app registry and the migrations find it (the workflow tables of DESIGN §17 and the compliance
-tables of DESIGN §18 are at the end).
+app registry and the migrations find it (the flow-control tables of DESIGN §15, the workflow
+tables of §17 and the compliance tables of §18 are at the end).
 """
 
 from django.db import models
@@ -18,6 +18,8 @@ from django.db import models
 class JobState(models.TextChoices):
     AVAILABLE = "available"
     RUNNING = "running"
+    #: Waits for a slot of its concurrency key (DESIGN §15): no lease, attempts unchanged.
+    HELD_BACK = "held_back"
     SUCCEEDED = "succeeded"
     DEAD = "dead"
     CANCELLED = "cancelled"
@@ -89,6 +91,9 @@ class Job(models.Model):
     waiting_for = models.IntegerField(null=True, blank=True)
     on_parent_failure = models.CharField(max_length=8, null=True, blank=True)
     batch_id = models.UUIDField(null=True, blank=True)  # a member of headgate_batch
+    # Flow control (DESIGN §15): at most concurrency_limit leased jobs per key (NULL: no limit).
+    concurrency_key = models.CharField(max_length=255, null=True, blank=True)
+    concurrency_limit = models.IntegerField(null=True, blank=True)
 
     class Meta:
         db_table = "headgate_job"
@@ -102,6 +107,8 @@ class Job(models.Model):
             models.Index(fields=["expires_at"], name="headgate_job_expires_idx"),
             # A batch's members (partial where the vendor can: jobs outside batches add no entry).
             models.Index(fields=["batch_id"], name="headgate_job_batch_idx", condition=models.Q(batch_id__isnull=False)),
+            # Flow control: running rows of a key (the count), held-back rows of a key in claim order.
+            models.Index(fields=["concurrency_key", "state", "-priority", "run_at"], name="headgate_job_flow_key_idx"),
         ]
         permissions = [("view_job_payload", "Can view job arguments and results")]
 
@@ -154,6 +161,38 @@ class Batch(models.Model):
 
     def __str__(self):
         return f"batch {self.id} ({self.ended}/{self.total})"
+class FlowKey(models.Model):
+    """A concurrency key's or a task rate's lock row (claims and releases take turns on it), with
+    the rate window of a ``rate:<task>`` row (flow/)."""
+
+    key = models.CharField(max_length=255, primary_key=True)
+    window_started_at = models.DateTimeField(null=True, blank=True)
+    window_count = models.IntegerField(default=0)
+
+    class Meta:
+        db_table = "headgate_flow_key"
+
+
+class QueueControl(models.Model):
+    """Run-time controls of one queue (DESIGN §15), read by workers through a short cache:
+    ``paused`` (nothing is claimed from it), ``concurrency`` (leased jobs across all workers) and
+    ``rate_limit`` ("R/s|m|h" starts per window; the window's start and count are kept here).
+    Not the storage policy's ``paused``, which holds the cleanup sweep."""
+
+    queue = models.CharField(max_length=64, primary_key=True)
+    paused = models.BooleanField(default=False)
+    concurrency = models.IntegerField(null=True, blank=True)
+    rate_limit = models.CharField(max_length=32, null=True, blank=True)
+    window_started_at = models.DateTimeField(null=True, blank=True)
+    window_count = models.IntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "headgate_queue_control"
+        ordering = ["queue"]
+
+    def __str__(self):
+        return self.queue
 
 
 class RetentionClass(models.Model):

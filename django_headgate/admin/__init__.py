@@ -5,4 +5,4 @@ the policy pages (``policies``), the read-only archive audit (``archive``), the 
 (``legal_holds``), the erasure records (``erasures``) and batches' progress (``batches``).
 """
 
-from . import archive, batches, erasures, jobs, legal_holds, policies  # noqa: F401  (registration happens at import)
+from . import archive, batches, erasures, flow, jobs, legal_holds, policies  # noqa: F401  (registration happens at import)

@@ -15,7 +15,7 @@ from django.template.response import TemplateResponse
 from ..conf import get_settings
 from ..models import JobState
 from ..status import (
-    archive_section, collect_status, health_section, horizon_section, periodic_section, workers_section,
+    archive_section, collect_status, flow_section, health_section, horizon_section, periodic_section, workers_section,
 )
 from . import summaries
 
@@ -24,7 +24,7 @@ CHART_HEIGHT = 120
 CHART_LABEL_HEIGHT = 16
 #: What the dashboard shares with ``headgate_status``. Its job counts are its own (capped index
 #: reads, like the job list's) rather than the status command's GROUP BY over the hot table.
-STATUS_SECTIONS = [workers_section, archive_section, horizon_section, health_section, periodic_section]
+STATUS_SECTIONS = [workers_section, flow_section, archive_section, horizon_section, health_section, periodic_section]
 
 
 def finished_chart(per_minute):
@@ -77,6 +77,7 @@ def dashboard_view(model_admin, request):
         "count_cap": f"{summaries.COUNT_CAP:,}",
         "chart": finished_chart(summaries.finished_per_minute(status.now)),
         "workers": by_name["workers"].data,
+        "flow": by_name["flow"],
         "duty_outcomes": summaries.last_duty_outcomes(),
         "archive": by_name["archive"].data,
         "periodic": by_name["periodic"].data,

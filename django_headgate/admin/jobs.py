@@ -28,6 +28,7 @@ from django.utils.html import format_html
 
 from .. import api
 from ..exceptions import HeadgateError
+from ..flow.waiting import waiting_reason
 from ..models import Job, JobState
 from .bulk_actions import BulkJobActions, matching_count
 from .dashboard import dashboard_view
@@ -169,6 +170,7 @@ class JobAdmin(BulkJobActions, AllowListedLookups, ViewPermissionFirst, admin.Mo
             ("Attempts and lease", {"fields": (("attempts", "max_attempts", "fence"),
                                                ("lease_owner", "lease_expires_at"),
                                                ("timeout", "abort_requested_at"))}),
+            ("Flow control", {"fields": (("concurrency_key", "concurrency_limit"), "waiting_display")}),
         ]
         if self.has_payload_permission(request):
             fieldsets += [
@@ -187,6 +189,10 @@ class JobAdmin(BulkJobActions, AllowListedLookups, ViewPermissionFirst, admin.Mo
     @admin.display(description="meta")
     def meta_display(self, job):
         return "-" if job.meta is None else json_block(job.meta)  # the caller's context, not payload
+
+    @admin.display(description="why it waits")
+    def waiting_display(self, job):
+        return waiting_reason(job) or "-"
 
     @admin.display(description="progress")
     def progress_display(self, job):

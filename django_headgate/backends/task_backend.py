@@ -24,6 +24,7 @@ from django.utils.json import normalize_json
 from ..conf import get_settings
 from ..exceptions import HeadgateError, InvalidJob
 from ..jobs.ids import uuid7
+from ..values.concurrency import check_concurrency_limit, render_concurrency_key
 from ..values.payload import check_kwargs
 from ..registry.tasks import get_task_to_enqueue, register_django_task
 from ..signals import call_receivers, receiver_name
@@ -45,7 +46,8 @@ from .task_results import (
 )
 
 #: Headgate options a Task (or the backend's OPTIONS, except unique_key and timeout) can set.
-TASK_OPTION_NAMES = ("max_attempts", "retention_class", "unique_key", "tags", "timeout")
+TASK_OPTION_NAMES = ("max_attempts", "retention_class", "unique_key", "tags", "timeout", "concurrency_key",
+                     "concurrency_limit")
 BACKEND_OPTION_NAMES = ("max_attempts", "retention_class", "tags")
 RETENTION_CLASS_MAX_LENGTH = 100
 
@@ -70,6 +72,8 @@ OPTION_CHECKS = {
     "unique_key": check_unique_key,
     "tags": _check_tags,
     "timeout": check_timeout,
+    "concurrency_key": lambda key: render_concurrency_key(key, "", (), {}),  # a literal key (docs/flow-control.md)
+    "concurrency_limit": check_concurrency_limit,
 }
 
 
@@ -112,6 +116,8 @@ class HeadgateTask(Task):
     unique_key: str | None = None
     tags: tuple[str, ...] | None = None
     timeout: float | None = None  # seconds per attempt (docs/job-control.md)
+    concurrency_key: str | None = None  # flow control (docs/flow-control.md)
+    concurrency_limit: int | None = None
 
     def __post_init__(self):
         if isinstance(self.tags, list):
@@ -120,7 +126,8 @@ class HeadgateTask(Task):
         Task.__post_init__(self)
 
     def using(self, *, priority=None, queue_name=None, run_after=None, backend=None,
-              max_attempts=None, retention_class=None, unique_key=None, tags=None, timeout=None):
+              max_attempts=None, retention_class=None, unique_key=None, tags=None, timeout=None,
+              concurrency_key=None, concurrency_limit=None):
         """A new Task with modified defaults, Headgate's options included."""
         task = Task.using(self, priority=priority, queue_name=queue_name, run_after=run_after,
                           backend=backend)
@@ -128,6 +135,7 @@ class HeadgateTask(Task):
             name: value for name, value in (
                 ("max_attempts", max_attempts), ("retention_class", retention_class),
                 ("unique_key", unique_key), ("tags", tags), ("timeout", timeout),
+                ("concurrency_key", concurrency_key), ("concurrency_limit", concurrency_limit),
             ) if value is not None
         }
         return replace(task, **changes) if changes else task

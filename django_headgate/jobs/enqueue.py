@@ -25,6 +25,17 @@ def enqueue_job(spec, unique_key=None, unique_until="evicted", using=None, *, is
     mode = check_unique_until(unique_until, unique_key)
     new_job = build_new_job(spec, conf, using, unique_key=unique_key, is_periodic_tick=is_periodic_tick)
     store = get_store(using)
+    if new_job.concurrency_key is None:
+        return _insert_job(store, new_job, mode, using)
+    # A limited job is inserted and given its key in one transaction: no claim sees it keyless.
+    with transaction.atomic(using=using):
+        job = _insert_job(store, new_job, mode, using)
+        if job.id == new_job.id:
+            store.set_concurrency([new_job])
+        return job
+
+
+def _insert_job(store, new_job, mode, using):
     if mode == FINISHED:
         return enqueue_until_finished(store, new_job, job_instance)
     # The existing holder of a unique key can be evicted between our insert and our read:
@@ -64,6 +75,9 @@ def enqueue_jobs(specs, using=None):
         with transaction.atomic(using=using):
             for batch in _batches_by_bytes(new_jobs, store.max_insert_bytes):
                 store.insert_jobs(batch)
+            keyed = [new_job for new_job in new_jobs if new_job.concurrency_key is not None]
+            if keyed:
+                store.set_concurrency(keyed)
             send_job_enqueued_on_commit([job.id for job in new_jobs], using)
     return [job.id for job in new_jobs]
 

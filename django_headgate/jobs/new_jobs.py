@@ -10,13 +10,14 @@ import functools
 import uuid
 from dataclasses import dataclass, field
 
-from ..exceptions import InvalidJob, InvalidRunAt
+from ..exceptions import InvalidConcurrency, InvalidJob, InvalidRunAt
 from .ids import uuid7
 from ..models import Job, JobState
 from ..values.payload import check_args, dump_json, load_json
 from ..registry.tasks import get_task, get_task_to_enqueue
 from .retention_classes import resolve_retention_class
 from ..store.records import NewJob
+from ..values.concurrency import check_concurrency_limit, render_concurrency_key
 from ..values.job_options import (
     check_delay,
     check_max_attempts,
@@ -51,6 +52,9 @@ class JobSpec:
     #: Workflows (docs/workflows.md): the jobs this one waits for, and what their failure does.
     depends_on: tuple = ()
     on_parent_failure: str = "cancel"
+    #: Flow control (docs/flow-control.md): the key whose leased jobs the limit caps.
+    concurrency_key: str | None = None
+    concurrency_limit: int | None = None
 
 
 def check_job_id(job_id):
@@ -94,10 +98,11 @@ def build_new_job(spec, conf, using, unique_key=None, options=None, is_periodic_
     An option the spec leaves None takes the registered task's default, then the setting's.
     ``options``: an :class:`OptionsCache` shared by the specs of one ``enqueue_many`` call.
     ``is_periodic_tick``: the periodic duty's own enqueue, whose key is in the reserved namespace."""
-    task, queue, priority, max_attempts, tags_json, retention_class, timeout = (
+    task, queue, priority, max_attempts, tags_json, retention_class, timeout, limit, key_option = (
         _resolve_options(spec, conf, using) if options is None else options.resolve(spec))
     _, _, args_json, kwargs_json = check_args(spec.args, spec.kwargs or {}, conf.max_payload_bytes)
     run_at = check_run_at(spec.run_at)
+    key = None if limit is None else render_concurrency_key(key_option, task, spec.args, spec.kwargs or {})
     return NewJob(
         id=check_job_id(spec.job_id),
         queue=queue,
@@ -113,12 +118,28 @@ def build_new_job(spec, conf, using, unique_key=None, options=None, is_periodic_
         tags_json=tags_json,
         retention_class=retention_class,
         timeout=timeout,
+        concurrency_key=key,
+        concurrency_limit=limit,
     )
+
+
+def _concurrency(spec, defaults):
+    """(limit, key option) of the spec: a per-call key is taken literally, the task's is a
+    template or a callable; a key without a limit is refused."""
+    limit = check_concurrency_limit(_first_set(spec.concurrency_limit, defaults.get("concurrency_limit")))
+    if spec.concurrency_key is not None:
+        if not isinstance(spec.concurrency_key, str):
+            raise InvalidConcurrency(f"concurrency_key must be a string (got {spec.concurrency_key!r}).",
+                                     field="concurrency_key")
+        if limit is None:
+            raise InvalidConcurrency("concurrency_key needs a concurrency_limit.", field="concurrency_key")
+        return limit, lambda args, kwargs, key=spec.concurrency_key: key
+    return limit, defaults.get("concurrency_key")
 
 
 def _resolve_options(spec, conf, using):
     """The spec's options checked and resolved: (task, queue, priority, max_attempts, tags JSON,
-    retention class, timeout seconds)."""
+    retention class, timeout seconds, concurrency limit, concurrency key option)."""
     task = check_task_path(spec.task)
     defaults = _task_defaults(task, conf)
     queue = check_queue_name(_first_set(spec.queue, defaults.get("queue"), conf.default_queue))
@@ -131,6 +152,7 @@ def _resolve_options(spec, conf, using):
         check_max_attempts(max_attempts), dump_json(check_tags(spec.tags), "tags"),
         resolve_retention_class(queue, retention_class, spec.retain_forever, using),
         check_timeout(_first_set(spec.timeout, defaults.get("timeout"))),
+        *_concurrency(spec, defaults),
     )
 
 
@@ -159,7 +181,8 @@ class OptionsCache:
         tags = tuple(spec.tags) if type(spec.tags) is list else spec.tags
         key = (spec.task, spec.queue, spec.priority, type(spec.priority), spec.max_attempts,
                type(spec.max_attempts), spec.retention_class, bool(spec.retain_forever), tags,
-               spec.timeout, type(spec.timeout))
+               spec.timeout, type(spec.timeout), spec.concurrency_limit, type(spec.concurrency_limit),
+               spec.concurrency_key)
         try:
             hash(key)
         except TypeError:
@@ -177,6 +200,7 @@ def job_instance(new_job, created_at, run_at, using):
         max_attempts=new_job.max_attempts, fence=0, unique_key=new_job.unique_key,
         fingerprint=new_job.fingerprint, errors=[], tags=load_json(new_job.tags_json),
         retention_class=new_job.retention_class, created_at=created_at, timeout=new_job.timeout,
+        concurrency_key=new_job.concurrency_key, concurrency_limit=new_job.concurrency_limit,
     )
 
 

@@ -44,7 +44,7 @@ def drop_trigger(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("headgate", "0008_job_control_columns")]
+    dependencies = [("headgate", "0009_flow_control")]
 
     operations = [
         migrations.AlterModelOptions(

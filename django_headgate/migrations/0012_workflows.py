@@ -78,7 +78,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='job',
             name='state',
-            field=models.CharField(choices=[('available', 'Available'), ('running', 'Running'), ('succeeded', 'Succeeded'), ('dead', 'Dead'), ('cancelled', 'Cancelled'), ('waiting', 'Waiting')], default='available', max_length=16),
+            field=models.CharField(choices=[('available', 'Available'), ('running', 'Running'), ('held_back', 'Held Back'), ('succeeded', 'Succeeded'), ('dead', 'Dead'), ('cancelled', 'Cancelled'), ('waiting', 'Waiting')], default='available', max_length=16),
         ),
         migrations.AddIndex(
             model_name='job',

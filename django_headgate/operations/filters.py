@@ -19,7 +19,7 @@ STATES = tuple(state.value for state in JobState)
 #: ``discard`` deletes only jobs that never ran).
 ACTION_STATES = {
     "retry": ("dead", "cancelled"),
-    "cancel": ("available", "waiting", "running"),
+    "cancel": ("available", "waiting", "held_back", "running"),
     "run_now": ("available",),
     "reschedule": ("available",),
     "discard": ("available", "cancelled"),

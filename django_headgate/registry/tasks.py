@@ -41,6 +41,7 @@ from ..exceptions import InvalidTaskDefinition, InvalidTaskOption, InvalidTimeou
 from ..values.text import check_text
 from ..values.schedules import cron_error
 from .retry_rules import Backoff, check_backoff, check_retry_classes, is_retried
+from ..values.concurrency import check_concurrency_limit, check_key_option, parse_rate_limit
 from ..values.job_options import check_max_attempts, check_priority, check_queue_name, check_timeout
 
 logger = logging.getLogger(__name__)
@@ -66,11 +67,15 @@ class RegisteredTask:
     no_retry_on: tuple = field(default=())
     cron: str | None = None
     backoff: Backoff | None = None  # the task's retry back-off; None: the global settings
+    concurrency_limit: int | None = None  # flow control (DESIGN §15): leased jobs per key
+    concurrency_key: object = None  # a kwargs template or a callable; None: the task as a whole
+    rate_limit: tuple | None = None  # (jobs, window seconds) started across all workers, or None
 
     def enqueue_defaults(self):
         """The options ``enqueue()`` takes from the task when the caller gives none."""
         return {"queue": self.queue, "priority": self.priority, "max_attempts": self.max_attempts,
-                "retention_class": self.retention_class, "timeout": self.timeout}
+                "retention_class": self.retention_class, "timeout": self.timeout,
+                "concurrency_limit": self.concurrency_limit, "concurrency_key": self.concurrency_key}
 
     def retries(self, exc):
         """True when a failed attempt that raised ``exc`` may be retried (``retry_on``, ``no_retry_on``)."""
@@ -105,7 +110,7 @@ def _check_timeout(timeout):
 
 
 def _check_options(queue, priority, max_attempts, retention_class, timeout, retry_on, no_retry_on, cron,
-                   backoff=None):
+                   backoff=None, concurrency_limit=None, concurrency_key=None, rate_limit=None):
     if retention_class is not None and not (isinstance(retention_class, str) and retention_class):
         raise InvalidTaskDefinition(f"retention_class must be a class key (got {retention_class!r}).")
     message = None if cron is None else cron_error(cron)  # HEADGATE["PERIODIC"]'s rule
@@ -122,7 +127,20 @@ def _check_options(queue, priority, max_attempts, retention_class, timeout, retr
         no_retry_on=no_retry_on,
         cron=cron,
         backoff=check_backoff(backoff),
+        **_check_concurrency(concurrency_limit, concurrency_key),
+        rate_limit=None if rate_limit is None else parse_rate_limit(rate_limit, _rate_option_error),
     )
+
+
+def _rate_option_error(message, **details):
+    return InvalidTaskOption(message, option="rate_limit", **details)
+
+
+def _check_concurrency(limit, key):
+    limit = check_concurrency_limit(limit, InvalidTaskOption)
+    if key is not None and limit is None:
+        raise InvalidTaskOption("concurrency_key needs a concurrency_limit.", option="concurrency_key")
+    return {"concurrency_limit": limit, "concurrency_key": check_key_option(key)}
 
 
 def register_task(func, *, name=None, kind=NATIVE, replace=True, **options):
@@ -146,17 +164,21 @@ def register_task(func, *, name=None, kind=NATIVE, replace=True, **options):
 
 
 def task(func=None, *, queue=None, priority=None, max_attempts=None, retention_class=None,
-         timeout=None, retry_on=(), no_retry_on=(), cron=None, backoff=None):
+         timeout=None, retry_on=(), no_retry_on=(), cron=None, backoff=None, concurrency_limit=None,
+         concurrency_key=None, rate_limit=None):
     """Register a module-level function as a Headgate task; return the function unchanged.
 
     Bare (``@headgate.task``) or with options (``@headgate.task(queue="billing", max_attempts=5)``).
     ``queue``, ``priority``, ``max_attempts``, ``retention_class`` and ``timeout`` are the
     defaults of its jobs (``enqueue()`` arguments override them); ``retry_on``, ``no_retry_on``
     and ``backoff`` (a dict of ``base``, ``max``, ``jitter``) are its retry rules
-    (``retry_rules.py``); ``cron`` is for the periodic duty. Raises InvalidTaskOption naming a
-    bad option."""
+    (``retry_rules.py``); ``cron`` is for the periodic duty; ``concurrency_limit`` and
+    ``concurrency_key`` limit its leased jobs and ``rate_limit`` ("R/s|m|h") the jobs started
+    per window across all workers (DESIGN §15, ``values/concurrency.py``). Raises
+    InvalidTaskOption naming a bad option."""
     options = dict(queue=queue, priority=priority, max_attempts=max_attempts, retention_class=retention_class,
-                   timeout=timeout, retry_on=retry_on, no_retry_on=no_retry_on, cron=cron, backoff=backoff)
+                   timeout=timeout, retry_on=retry_on, no_retry_on=no_retry_on, cron=cron, backoff=backoff,
+                   concurrency_limit=concurrency_limit, concurrency_key=concurrency_key, rate_limit=rate_limit)
 
     def decorate(function):
         register_task(function, **options)
@@ -245,3 +267,9 @@ def discover_tasks(task_modules):
                 f"HEADGATE['TASK_MODULES'] names {module_path!r}, which cannot be imported: {exc}") from exc
         register_module(module)
     logger.debug("Tasks registered.", extra={"action": "tasks_discovered", "rows": len(_tasks)})
+
+
+def rate_limited_tasks():
+    """``{task path: (jobs, window seconds)}`` of the registered tasks with a rate limit."""
+    with _lock:
+        return {path: entry.rate_limit for path, entry in _tasks.items() if entry.rate_limit is not None}

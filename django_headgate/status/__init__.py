@@ -13,12 +13,12 @@ from ..store import get_store
 from ..store.archive_layout import prepared_layout
 from ..store.privileges import denied_table, is_insufficient_privilege, model_tables
 from .sections import (
-    SECTIONS, Section, StatusContext, archive_section, health_section, horizon_section, jobs_section,
+    SECTIONS, Section, StatusContext, archive_section, flow_section, health_section, horizon_section, jobs_section,
     maintenance_section, periodic_section, workers_section,
 )
 
 __all__ = [
-    "SECTIONS", "Section", "StatusContext", "archive_section", "collect_status", "health_section",
+    "SECTIONS", "Section", "StatusContext", "archive_section", "collect_status", "flow_section", "health_section",
     "horizon_section", "jobs_section", "maintenance_section", "periodic_section", "unreadable_section",
     "workers_section",
 ]

@@ -9,6 +9,9 @@ port, on the loopback interface unless told otherwise (``DEFAULT_ADDR``). Expose
 - ``headgate_job_duration_seconds{queue, task}``: histogram of those attempts' run time;
 - ``headgate_ready_jobs{queue}``: available jobs due by the store clock, per queue, read by
   index probes, each count capped at ``READY_DEPTH_CAP`` (at most ``MAX_QUEUES`` queues);
+- ``headgate_jobs_held_back{queue, reason}``: jobs waiting on flow control (DESIGN §15):
+  ``concurrency_key`` (held back for a slot of their key), ``queue_paused`` (available in a
+  paused queue); at most ``MAX_QUEUES`` queues, read with the ready gauge;
 - ``headgate_duty_passes_total{duty, outcome}``, ``headgate_duty_rows_total{duty, outcome}``:
   the in-process maintenance counters of :mod:`django_headgate.metrics`.
 
@@ -159,6 +162,7 @@ class DatabaseGauges:
         self._lock = threading.Lock()
         self._read_at = None
         self._depths = None
+        self._held_back = None
 
     def read(self):
         """``{queue: ready jobs}`` of the latest reading, or None when it failed."""
@@ -168,6 +172,11 @@ class DatabaseGauges:
                 self._read_at = self._clock()
             return self._depths
 
+    def held_back(self):
+        """``{(queue, reason): jobs}`` of the latest reading (:meth:`read` first), or None."""
+        with self._lock:
+            return self._held_back
+
     def _read_database(self):
         from ..store import get_store
 
@@ -176,8 +185,11 @@ class DatabaseGauges:
             with store.statement_budget(self.statement_seconds):
                 if self.session_name:
                     store.name_session(self.session_name)
-                return ready_depths(self.using, deadline=self._clock() + self.read_seconds, clock=self._clock)
+                depths = ready_depths(self.using, deadline=self._clock() + self.read_seconds, clock=self._clock)
+                self._held_back = held_back_counts(self.using)
+                return depths
         except DatabaseError as exc:
+            self._held_back = None
             logger.warning("Metrics: the ready-jobs gauge could not be read (%s); left out of this scrape.",
                            describe_database_error(exc), extra={"action": "metrics_read_error"})
             return None
@@ -202,6 +214,13 @@ class HeadgateCollector:
             for queue, depth in depths.items():
                 ready.add_metric([queue], depth)
             yield ready
+        held_back = self.gauges.held_back()
+        if held_back is not None:
+            family = GaugeMetricFamily("headgate_jobs_held_back", "Jobs waiting on flow control, per queue "
+                                       "and reason (concurrency_key, queue_paused).", labels=["queue", "reason"])
+            for (queue, reason), count in sorted(held_back.items()):
+                family.add_metric([queue, reason], count)
+            yield family
         passes = CounterMetricFamily("headgate_duty_passes", "Maintenance passes.", labels=["duty", "outcome"])
         rows = CounterMetricFamily("headgate_duty_rows", "Rows handled by maintenance passes.",
                                    labels=["duty", "outcome"])
@@ -246,3 +265,15 @@ def serve_metrics(port, using, addr=DEFAULT_ADDR, session_name=None):
             client.REGISTRY.register(_collector)
     server, _ = client.start_http_server(port, addr=addr)
     return server
+
+
+def held_back_counts(using):
+    """``{(queue, reason): jobs}`` waiting on flow control, for at most ``MAX_QUEUES`` queues."""
+    from ..flow.overview import REASON_CONCURRENCY_KEY, REASON_QUEUE_PAUSED, queue_flows
+
+    counts = {}
+    for flow in queue_flows(using=using)[:MAX_QUEUES]:
+        counts[(flow.queue, REASON_CONCURRENCY_KEY)] = flow.held_back
+        if flow.paused:
+            counts[(flow.queue, REASON_QUEUE_PAUSED)] = flow.available
+    return counts

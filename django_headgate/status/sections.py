@@ -130,6 +130,13 @@ def periodic_section(ctx):
     return Section("periodic", "Periodic tasks", data, lines)
 
 
+def flow_section(ctx):
+    """Paused queues, queue limits and held-back jobs (:func:`.flow_section.flow_section`)."""
+    from .flow_section import flow_section as build
+
+    return build(ctx)
+
+
 def compliance_section(ctx):
     """Legal holds in force, held archive rows and unfinished erasures (:mod:`.compliance`)."""
     data, lines, warnings = compliance_report(ctx)
@@ -137,5 +144,5 @@ def compliance_section(ctx):
 
 
 #: The report, in order. Append a builder to add a section.
-SECTIONS = [jobs_section, workers_section, archive_section, horizon_section, maintenance_section, health_section,
-            periodic_section, compliance_section]
+SECTIONS = [jobs_section, workers_section, flow_section, archive_section, horizon_section, maintenance_section,
+            health_section, periodic_section, compliance_section]

@@ -1,7 +1,8 @@
 """The store contract: what every vendor supplies, shared value conversions and the store clock.
 
 :class:`BaseStore` is assembled from one contract class per section (``contract/jobs.py``,
-``contract/heartbeats.py``, ``contract/sweep.py``, ``contract/worker.py``, ``contract/compliance.py``,
+``contract/operations.py``, ``contract/heartbeats.py``, ``contract/sweep.py``, ``contract/worker.py``,
+``contract/flow.py``, ``contract/workflows.py``, ``contract/batches.py``, ``contract/compliance.py``,
 ``contract/errors.py``).
 Each section declares
 
@@ -33,6 +34,7 @@ from .contract import contract_gaps, runs, vendor_supplies
 from .contract.batches import BatchesContract
 from .contract.compliance import ComplianceContract
 from .contract.errors import ErrorsContract
+from .contract.flow import FlowContract
 from .contract.heartbeats import HeartbeatsContract
 from .contract.jobs import JobsContract
 from .contract.operations import OperationsContract
@@ -48,7 +50,7 @@ def lock_key(name):
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
 
 
-class BaseStore(JobsContract, OperationsContract, HeartbeatsContract, SweepContract, WorkerContract,
+class BaseStore(JobsContract, OperationsContract, HeartbeatsContract, SweepContract, WorkerContract, FlowContract,
                 WorkflowsContract, BatchesContract, ComplianceContract, ErrorsContract):
     """Contract for one database alias. A vendor subclass sets ``vendor`` and ``statements``.
 

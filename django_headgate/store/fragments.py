@@ -16,7 +16,8 @@ JOB_COLUMNS = (
 # Columns of a claimed job, in the order of ``ClaimedJob`` (``abort_requested_at`` is turned into
 # the flag in Python: SQLite 3.40's RETURNING evaluates ``col IS NOT NULL`` wrongly).
 CLAIMED_COLUMNS = (
-    "id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at"
+    "id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at, "
+    "concurrency_key"
 )
 # Columns of an archived job, in the order the sweep's archive copy selects them.
 ARCHIVE_COLUMNS = (
@@ -87,11 +88,12 @@ SQL_RELEASE_UNIQUE_KEY = (
 
 # The writes of an operator cancel (one job here, a batch in operation_fragments.py).
 CANCEL_SET = "state = 'cancelled', finished_at = {now}, expires_at = {expires_now}, " + RELEASE_LEASE
-# Operator cancel of a job that waits: available -> cancelled (primary key).
+# Operator cancel of a job that waits: available, waiting for other jobs or held back by a limit
+# -> cancelled (primary key).
 CANCEL = """
 UPDATE headgate_job
 SET """ + CANCEL_SET + """
-WHERE id = %s AND state IN ('available', 'waiting') {returning}
+WHERE id = %s AND state IN ('available', 'waiting', 'held_back') {returning}
 """
 # The write of an abort request (one job here, a batch in operation_fragments.py).
 REQUEST_ABORT_SET = "abort_requested_at = COALESCE(abort_requested_at, {now})"

@@ -18,9 +18,11 @@ OPERATION_SELECT = (
 
 # Retry the selected dead/cancelled jobs (primary key; the state is checked again).
 OPERATION_RETRY = "UPDATE headgate_job SET " + RETRY_SET + " WHERE id IN ({{ids}}) AND state IN ({{states}})"
-# Cancel the selected jobs that wait (primary key; still available, or waiting for other jobs).
+# Cancel the selected jobs that wait (primary key; still available, waiting for other jobs or
+# held back by a limit).
 OPERATION_CANCEL = (
-    "UPDATE headgate_job SET " + CANCEL_SET + " WHERE id IN ({{ids}}) AND state IN ('available', 'waiting')"
+    "UPDATE headgate_job SET " + CANCEL_SET
+    + " WHERE id IN ({{ids}}) AND state IN ('available', 'waiting', 'held_back')"
 )
 # Request the abort of the selected running jobs (primary key; still running).
 OPERATION_REQUEST_ABORT = (

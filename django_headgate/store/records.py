@@ -23,6 +23,8 @@ class NewJob:
     tags_json: str
     retention_class: str
     timeout: float | None = None  # seconds per attempt, or None
+    concurrency_key: str | None = None  # flow control (DESIGN §15), written after the insert
+    concurrency_limit: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,11 +43,12 @@ class ClaimedJob:
     snoozes: int | None = None
     timeout: float | None = None  # seconds this attempt may run, or None
     abort_requested: bool = False  # cancel() asked the job to stop (before this claim)
+    concurrency_key: str | None = None  # its flow-control key (DESIGN §15), or None: no limit
 
     @classmethod
     def from_row(cls, row):
         """A claimed job from the ``CLAIMED_COLUMNS`` of its row (id already converted)."""
-        return cls(*row[:10], row[10] is not None)
+        return cls(*row[:10], row[10] is not None, row[11])
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,3 +77,10 @@ class OperationBatch:
     changed: int
     abort_requested: int
     last_id: object
+
+
+class AllQueuesExcept(tuple):
+    """A claim's ``queues`` argument meaning every queue except these (paused or claimed apart
+    under their controls: flow/claim_plan.py)."""
+
+    __slots__ = ()

@@ -43,7 +43,7 @@ class ClaimLoop:
 
     def __init__(self, *, store, queues, burst, max_jobs, lease_seconds, poll_interval, watchdog_seconds,
                  concurrency, buffer_size, leases, acks, control, stats, budget, wake, stopping, ratelog,
-                 log_extra, report_status):
+                 log_extra, report_status, admission, plan):
         self._store = store
         self._queues = queues
         self._burst = burst
@@ -64,6 +64,8 @@ class ClaimLoop:
         self._ratelog = ratelog
         self._log = log_extra
         self._report_status = report_status
+        self._admission = admission  # concurrency keys (flow/admission.py)
+        self._plan = plan  # queue controls (flow/claim_plan.py)
         self.progress_at = time.monotonic()
         self._lost_database = False
         self._claim_came_back_empty = False
@@ -94,7 +96,7 @@ class ClaimLoop:
             if claimed:
                 idle_wait = MIN_POLL_SECONDS
             elif not self._leases and not pause:
-                if not self._claim_came_back_empty:
+                if not self._claim_came_back_empty and self._next_window() is None:
                     continue  # no claim was tried (the buffer was full): try one now
                 idle_wait = min(idle_wait * 2, self._poll_interval)
             self._wait(max(idle_wait, pause) if not self._leases else idle_wait)
@@ -114,18 +116,37 @@ class ClaimLoop:
             if self._max_jobs is not None:
                 limit = min(limit, self._max_jobs - self._stats.claimed)
         sent_at = time.monotonic()
-        claimed = self._acks.round(self._queues, max(0, limit))
-        self._claim_came_back_empty = claimed is not None and not claimed
+        queues, may_claim = self._plan.free_queues()
+        claimed = self._acks.round(queues, max(0, limit) if may_claim else 0)
+        self._claim_came_back_empty = claimed is not None and not claimed and self._next_window() is None
+        if claim and self._plan.has_controlled and limit - len(claimed or ()) > 0:
+            controlled = self._plan.claim_controlled(self._acks.worker_id, limit - len(claimed or ()),
+                                                     self._lease_seconds)
+            claimed = (claimed or []) + controlled
+            # A spent rate window is not "no job ready": --burst waits for it to reopen.
+            self._claim_came_back_empty = not claimed and self._next_window() is None
+        if claimed:
+            claimed = self._admission.admit(claimed)
         if claimed:
             # The leases run from the store clock's now during the claim: live at least this long.
             self._buffer_claimed(claimed, sent_at + self._lease_seconds)
         self._acks.write_isolated()
+        if self._admission.has_freed and self._admission.release_freed():
+            # Held-back jobs became available: claim again without waiting (--burst goes on).
+            self._claim_came_back_empty = False
+            self._wake.set()
         if self._leases.has_lapsed:
             try:
                 self._leases.release_lapsed()
             finally:
                 self.mark_progress()
         return claimed or []
+
+    def _next_window(self):
+        """Seconds until a spent rate window reopens (queue or task), or None."""
+        waits = [w for w in (self._plan.seconds_to_next_window(), self._admission.seconds_to_next_window())
+                 if w is not None]
+        return min(waits) if waits else None
 
     def _buffer_claimed(self, claimed, live_until):
         self._leases.hold(claimed)
@@ -149,6 +170,9 @@ class ClaimLoop:
         cap = self._watchdog_seconds / 3
         if not self._leases:
             timeout = self._poll_interval if self._store.wakes_on_notify else idle_wait
+            reopens_in = self._next_window()  # a spent rate window reopens
+            if reopens_in is not None:
+                timeout = min(timeout, reopens_in + 0.001)
             self._wake.wait(min(timeout, cap))
             return
         deadline = time.monotonic() + min(1.0, cap)

@@ -23,6 +23,8 @@ import threading
 import uuid
 
 from ..conf import get_settings
+from ..flow.admission import ClaimAdmission
+from ..flow.claim_plan import ClaimPlan
 from ..store import get_store
 from .acknowledger import Acknowledger
 from .budget import TimeBudget, session_name
@@ -89,10 +91,11 @@ class Worker:
         self.leases = HeldLeases(store=self.store, worker_id=self.worker_id, control=self.control, stats=self.stats,
                                  ratelog=ratelog, log_extra=log, wake=self._wake,
                                  is_finished=lambda job_id, fence: self.acks.is_finished(job_id, fence))
+        self.admission = ClaimAdmission(store=self.store, worker_id=self.worker_id, log_extra=log)
         self.acks = Acknowledger(
             store=self.store, worker_id=self.worker_id, lease_seconds=self.lease_seconds, conf=conf,
             stats=self.stats, ratelog=ratelog, log_extra=log, cancelling=self.control.cancelling,
-            on_settled=self.leases.settled, on_progress=lambda: self.loop.mark_progress(),
+            on_settled=self._settled, on_progress=lambda: self.loop.mark_progress(),
         )
         self.services = Services(store=self.store, conf=conf, worker_id=self.worker_id, instance_id=self.instance_id,
                                  queues=self.queues, maintenance=maintenance, budget=self._budget, wake=self._wake,
@@ -103,11 +106,16 @@ class Worker:
             poll_interval=conf.poll_interval, watchdog_seconds=self.watchdog_seconds, concurrency=concurrency,
             buffer_size=self.buffer, leases=self.leases, acks=self.acks, control=self.control, stats=self.stats,
             budget=self._budget, wake=self._wake, stopping=self._stopping, ratelog=ratelog, log_extra=log,
-            report_status=self.services.report_status,
+            report_status=self.services.report_status, admission=self.admission,
+            plan=ClaimPlan(store=self.store, queues=self.queues),
         )
         self.shutdown = Shutdown(store=self.store, worker_id=self.worker_id, shutdown_timeout=conf.shutdown_timeout,
                                  loop=self.loop, leases=self.leases, acks=self.acks, control=self.control,
                                  budget=self._budget, stats=self.stats, wake=self._wake, log_extra=log)
+
+    def _settled(self, job):
+        self.leases.settled(job)
+        self.admission.slot_freed(job)
 
     # -- control ------------------------------------------------------------------------------
 

@@ -54,8 +54,8 @@ def test_state_counts_per_queue_above_the_list(auditor):
     make_jobs(1, queue="emails", state=JobState.SUCCEEDED)
     response = auditor.get(reverse(CHANGELIST))
     counts = counts_of(response)
-    assert counts["billing"] == ({"available": 2, "running": 0, "succeeded": 0, "dead": 3, "cancelled": 0,
-                                 "waiting": 0}, "5")
+    assert counts["billing"] == ({"available": 2, "running": 0, "held_back": 0, "succeeded": 0, "dead": 3,
+                                  "cancelled": 0, "waiting": 0}, "5")
     assert counts["emails"][0]["succeeded"] == 1
     assert "Jobs per queue and state" in response.content.decode()
 

@@ -70,6 +70,7 @@ def examples(vendor):
     month, new_month, new_edge = MONTHS[0], month_partition(2032, 1), after_edge(2032)
     common = {
         "ids": placeholders(3),
+        "keys": placeholders(2),
         "pairs": ", ".join(["(%s, %s)"] * 3),
         "result": "CASE id " + " ".join(["WHEN %s THEN %s"] * 2) + " END",
         "queue_filter": queue_filter("default", ())[0],

@@ -89,3 +89,23 @@ def test_bad_timeout_option_is_refused():
 
     with pytest.raises(InvalidTask, match="timeout"):
         headgate_task(timeout=0)(django_tasks.plain_function)
+
+
+def test_concurrency_options_reach_the_job():
+    limited = headgate_task(concurrency_limit=2)(django_tasks.plain_function)
+    job = Job.objects.get(pk=limited.enqueue(1).id)
+    assert job.concurrency_limit == 2 and job.concurrency_key  # the task as a whole
+    keyed = Job.objects.get(pk=limited.using(concurrency_key="account:9", concurrency_limit=1).enqueue(1).id)
+    assert (keyed.concurrency_key, keyed.concurrency_limit) == ("account:9", 1)
+    assert Job.objects.get(pk=django_tasks.add.enqueue(1, 2).id).concurrency_key is None
+
+
+def test_bad_concurrency_options_are_refused():
+    from django.tasks.exceptions import InvalidTask
+
+    with pytest.raises(InvalidTask, match="concurrency_limit"):
+        headgate_task(concurrency_limit=0)(django_tasks.plain_function)
+    before = Job.objects.count()
+    with pytest.raises(InvalidTask, match="concurrency_key"):
+        headgate_task(concurrency_key="", concurrency_limit=1)(django_tasks.plain_function)
+    assert Job.objects.count() == before

@@ -133,5 +133,5 @@ def hold_connection(marker_dir, release_path):
     return pid
 
 
-from . import outcome_tasks, retry_tasks  # noqa: E402, F401  (registers their tasks)
+from . import flow_tasks, outcome_tasks, retry_tasks  # noqa: E402, F401  (registers their tasks)
 from . import liveness_tasks  # noqa: E402, F401  (registers the worker liveness tasks)

@@ -76,6 +76,6 @@ def test_built_features_are_not_called_missing():
     items = lacks.split("\n- ")
     for item in items:
         if "not built" in item:
-            for built in ("periodic", "time limit", "abort"):
+            for built in ("periodic", "time limit", "abort", "rate limit", "concurrency"):
                 assert built not in item.lower(), item
     assert "unique_until" in text and "--metrics-port" in text

@@ -50,7 +50,8 @@ def test_private_functions_of_an_app_tasks_module_are_not_registered():
 def test_decorator_options_are_stored():
     entry = registry.get_task("tests.testapp.tasks.with_defaults")
     assert entry.enqueue_defaults() == {
-        "queue": "billing", "priority": 7, "max_attempts": 9, "retention_class": "forever", "timeout": None}
+        "queue": "billing", "priority": 7, "max_attempts": 9, "retention_class": "forever", "timeout": None,
+        "concurrency_limit": None, "concurrency_key": None}
 
 
 def test_job_control_options_are_accepted_and_stored():

@@ -183,7 +183,9 @@ class JobsContract:
         rows rescued.
 
         Default: ``SQL_RESCUE_SELECT`` locks ``(id, attempts, lease_owner)`` of the lapsed rows,
-        then :meth:`release_rescued` writes them, in one transaction."""
+        then :meth:`release_rescued` writes them, and :meth:`after_jobs_left_running` frees their
+        concurrency slots, in one transaction; the pass's last batch also releases held-back
+        jobs whose slot freed without a release (:meth:`release_stranded_held_back`)."""
         with self.atomic(), self.cursor() as cursor:
             cursor.execute(self.sql.SQL_RESCUE_SELECT, [limit])
             rows = cursor.fetchall()
@@ -192,8 +194,12 @@ class JobsContract:
                     (job_id, dump_entry(lease_expired_entry(attempts, owner)))
                     for job_id, attempts, owner in rows
                 ])
+                rescued_ids = [self.from_db_uuid(job_id) for job_id, _, _ in rows]
                 # workflows: those that ended dead release their dependents (the others are ignored)
-                self.release_dependents([self.from_db_uuid(job_id) for job_id, _, _ in rows])
+                self.release_dependents(rescued_ids)
+                self.after_jobs_left_running(self.concurrency_keys_of(cursor, rescued_ids))
+            if len(rows) < limit:  # the pass's last batch
+                self.release_stranded_held_back()
         return len(rows)
 
     @runs("SQL_RESCUE_RELEASE")

@@ -11,7 +11,7 @@ import math
 from datetime import timezone
 
 from ..base import BaseStore
-from . import compliance, heartbeats, jobs, operations, sweep, worker, workflows
+from . import compliance, flow, heartbeats, jobs, operations, sweep, worker, workflows
 from .errors import MySQLErrors
 from .heartbeats import MySQLHeartbeats
 from .jobs import MySQLJobs
@@ -28,7 +28,7 @@ MAX_INSERT_BYTES = 8 * 1024 * 1024
 class MySQLStore(MySQLJobs, MySQLOperations, MySQLHeartbeats, MySQLSweep, MySQLWorker, MySQLErrors,
                  BaseStore):
     vendor = "mysql"
-    statements = (jobs, operations, heartbeats, sweep, worker, workflows, compliance)
+    statements = (jobs, operations, heartbeats, sweep, worker, flow, workflows, compliance)
     max_insert_bytes = MAX_INSERT_BYTES
 
     def duration_param(self, seconds):

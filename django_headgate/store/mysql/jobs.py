@@ -11,6 +11,7 @@ from ..fragments import (  # noqa: F401  (SQL_GET_STATE: a statement of this ven
     placeholders, rescue_release_statement,
 )
 from ..fragments import SQL_MARK_UNIQUE_UNTIL_FINISHED, SQL_RELEASE_UNIQUE_KEY  # noqa: F401  (unique_until)
+from ..flow_fragments import claim_queue_filter
 from ..records import ClaimedJob
 
 NOW = "UTC_TIMESTAMP(6)"
@@ -115,7 +116,7 @@ class MySQLJobs:
 
     def claim_jobs(self, worker_id, queues, limit, lease_seconds):
         if queues:
-            select = SQL_CLAIM_SELECT.format(queue_filter=f"AND queue IN ({placeholders(len(queues))})")
+            select = SQL_CLAIM_SELECT.format(queue_filter=claim_queue_filter(queues))
             params = [*queues, limit]
         else:
             select = SQL_CLAIM_SELECT.format(queue_filter="")

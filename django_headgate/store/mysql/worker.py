@@ -5,6 +5,7 @@ fence reads, release without spending the attempt."""
 import math
 
 from ..fragments import FENCED, SNOOZE, SQL_READ_FENCES, SQL_RELEASE, placeholders  # noqa: F401  (statements of this vendor)
+from ..flow_fragments import claim_queue_filter
 from . import jobs as job_statements
 from .jobs import EXPIRES_NOW, NOW, NOW_PLUS
 
@@ -54,8 +55,7 @@ class MySQLWorker:
                 accepted = self._complete_unlocked(cursor, completions)
             if limit > 0:  # both claim steps in this transaction, no savepoint
                 if queues:
-                    select = job_statements.SQL_CLAIM_SELECT.format(
-                        queue_filter=f"AND queue IN ({placeholders(len(queues))})")
+                    select = job_statements.SQL_CLAIM_SELECT.format(queue_filter=claim_queue_filter(queues))
                     params = [*queues, limit]
                 else:
                     select, params = job_statements.SQL_CLAIM_SELECT.format(queue_filter=""), [limit]

@@ -5,8 +5,9 @@ Statements live in the section modules (``jobs``, ``heartbeats``, ``sweep``, ``w
 methods that run them."""
 
 from ..base import BaseStore
-from . import compliance, heartbeats, jobs, operations, sweep, worker, workflows
+from . import compliance, flow, heartbeats, jobs, operations, sweep, worker, workflows
 from .errors import PostgreSQLErrors
+from .flow import PostgreSQLFlow
 from .heartbeats import PostgreSQLHeartbeats
 from .hot import PostgreSQLHotStatements
 from .jobs import PostgreSQLJobs
@@ -16,10 +17,10 @@ from .worker import PostgreSQLWorker
 from .workflows import PostgreSQLWorkflows
 
 
-class PostgreSQLStore(PostgreSQLJobs, PostgreSQLOperations, PostgreSQLHeartbeats, PostgreSQLSweep,
+class PostgreSQLStore(PostgreSQLFlow, PostgreSQLJobs, PostgreSQLOperations, PostgreSQLHeartbeats, PostgreSQLSweep,
                       PostgreSQLWorker, PostgreSQLWorkflows, PostgreSQLHotStatements, PostgreSQLErrors, BaseStore):
     vendor = "postgresql"
-    statements = (jobs, operations, heartbeats, sweep, worker, workflows, compliance)
+    statements = (jobs, operations, heartbeats, sweep, worker, flow, workflows, compliance)
     supports_listen_notify = True
 
     def set_statement_budget(self, seconds, lock_seconds, *, local=False):

@@ -11,7 +11,7 @@ from ..fragments import (
     JOB_COLUMNS, READY, REQUEST_ABORT, RESCUE_SELECT, RETRY, SET_PROGRESS, SETTLE_ATTEMPT,
 )
 from ..fragments import SQL_MARK_UNIQUE_UNTIL_FINISHED, SQL_RELEASE_UNIQUE_KEY  # noqa: F401  (unique_until)
-from ..records import ClaimedJob
+from ..records import AllQueuesExcept, ClaimedJob
 
 NOW = "now()"
 NOTIFY_CHANNEL = "headgate_jobs"
@@ -78,6 +78,8 @@ SELECT claimed.* FROM claimed JOIN picked USING (id) {CLAIM_ORDER}
 SQL_CLAIM_ANY_QUEUE = SQL_CLAIM.format(queue_filter="")
 # Claim from the queues of one array parameter.
 SQL_CLAIM_QUEUES = SQL_CLAIM.format(queue_filter="AND queue = ANY(%s)")
+# Claim from every queue but those of one array parameter (paused or claimed under controls).
+SQL_CLAIM_EXCEPT_QUEUES = SQL_CLAIM.format(queue_filter="AND queue <> ALL(%s)")
 
 # When a failed attempt is the last: give_up, or attempts exhausted.
 DEAD_IF = f"(%(give_up)s OR {EXHAUSTED})"
@@ -142,7 +144,8 @@ class PostgreSQLJobs:
 
     def claim_jobs(self, worker_id, queues, limit, lease_seconds):
         if queues:
-            rows = self.hot_fetchall(SQL_CLAIM_QUEUES, [list(queues), limit, worker_id, lease_seconds])
+            sql = SQL_CLAIM_EXCEPT_QUEUES if isinstance(queues, AllQueuesExcept) else SQL_CLAIM_QUEUES
+            rows = self.hot_fetchall(sql, [list(queues), limit, worker_id, lease_seconds])
         else:
             rows = self.hot_fetchall(SQL_CLAIM_ANY_QUEUE, [limit, worker_id, lease_seconds])
         return [ClaimedJob.from_row(row) for row in rows]

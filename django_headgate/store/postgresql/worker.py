@@ -2,7 +2,7 @@
 fence reads, release without spending the attempt, and the worker's session settings. The hot
 statements run prepared (``hot.py``)."""
 
-from ..records import ClaimedJob
+from ..records import AllQueuesExcept, ClaimedJob
 from ..fragments import FENCED_UNLOCKED, SNOOZE
 from .jobs import CLAIM_CTES, EXPIRES_NOW, NOW, NOW_PLUS_SECONDS
 
@@ -32,12 +32,13 @@ WITH done AS (
     RETURNING j.id
 ), {CLAIM_CTES}
 SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
-       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz,
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar,
        NULL::integer AS priority, NULL::timestamptz AS run_at
 FROM acked
 UNION ALL
 SELECT NULL::boolean, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
-       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::integer, NULL::timestamptz
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar, NULL::integer,
+       NULL::timestamptz
 FROM ours WHERE ours.has_dependents
 UNION ALL
 SELECT false, claimed.*, picked.priority, picked.run_at FROM claimed JOIN picked USING (id)
@@ -45,6 +46,7 @@ ORDER BY acked DESC, priority DESC, run_at
 """
 SQL_ACK_AND_CLAIM_ANY_QUEUE = SQL_ACK_AND_CLAIM.format(queue_filter="")
 SQL_ACK_AND_CLAIM_QUEUES = SQL_ACK_AND_CLAIM.format(queue_filter="AND queue = ANY(%s)")
+SQL_ACK_AND_CLAIM_EXCEPT_QUEUES = SQL_ACK_AND_CLAIM.format(queue_filter="AND queue <> ALL(%s)")
 # Renew the leases still ours, in id order, skipping rows someone else holds (never waits);
 # each renewed row says whether its abort was requested (cancel() of a running job).
 SQL_RENEW_UNLOCKED = f"""
@@ -93,14 +95,14 @@ class PostgreSQLWorker:
         params = [[str(c.job_id) for c in completions], [c.fence for c in completions],
                   [c.result_json for c in completions]]
         if queues:
-            sql = SQL_ACK_AND_CLAIM_QUEUES
+            sql = SQL_ACK_AND_CLAIM_EXCEPT_QUEUES if isinstance(queues, AllQueuesExcept) else SQL_ACK_AND_CLAIM_QUEUES
             params.append(list(queues))
         else:
             sql = SQL_ACK_AND_CLAIM_ANY_QUEUE
         params += [limit, worker_id, lease_seconds]
         rows = self.hot_fetchall(sql, params)
         accepted = {row[1] for row in rows if row[0]}
-        claimed = [ClaimedJob.from_row(row[1:12]) for row in rows if row[0] is False]
+        claimed = [ClaimedJob.from_row(row[1:13]) for row in rows if row[0] is False]
         parents = {row[1] for row in rows if row[0] is None}
         if parents:
             acknowledged, released = self.acknowledge_parents([c for c in completions if c.job_id in parents])

@@ -13,7 +13,7 @@ from datetime import timezone
 from django.utils.dateparse import parse_datetime
 
 from ..base import BaseStore
-from . import compliance, heartbeats, jobs, operations, sweep, worker, workflows
+from . import compliance, flow, heartbeats, jobs, operations, sweep, worker, workflows
 from .errors import SQLiteErrors
 from .heartbeats import SQLiteHeartbeats
 from .jobs import SQLiteJobs
@@ -33,7 +33,7 @@ def seconds_modifier(seconds):
 class SQLiteStore(SQLiteJobs, SQLiteOperations, SQLiteHeartbeats, SQLiteSweep, SQLiteWorker, SQLiteErrors,
                   BaseStore):
     vendor = "sqlite"
-    statements = (jobs, operations, heartbeats, sweep, worker, workflows, compliance)
+    statements = (jobs, operations, heartbeats, sweep, worker, flow, workflows, compliance)
     INSERT_BATCH_ROWS = INSERT_BATCH_ROWS
 
     def duration_param(self, seconds):

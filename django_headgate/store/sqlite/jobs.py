@@ -5,9 +5,10 @@ from ..fragments import (  # noqa: F401  (SQL_GET_STATE: a statement of this ven
     CANCEL, CANCEL_ABORTED, CLAIM_ORDER, CLAIMED_COLUMNS, FENCED,
     INSERT_JOB_ROW, INSERT_JOBS_HEAD, READY, REQUEST_ABORT, RESCUE_SELECT, RETRY, SET_PROGRESS,
     SQL_GET_STATE, fail_statement,
-    placeholders, rescue_release_statement,
+    rescue_release_statement,
 )
 from ..fragments import SQL_MARK_UNIQUE_UNTIL_FINISHED, SQL_RELEASE_UNIQUE_KEY  # noqa: F401  (unique_until)
+from ..flow_fragments import claim_queue_filter
 from ..records import ClaimedJob
 
 # '%%' because every statement runs with a parameter list: Django's SQLite cursor then turns '%%'
@@ -69,7 +70,7 @@ SQL_RESCUE_RELEASE = rescue_release_statement(NOW, EXPIRES_NOW, APPEND_ERROR)
 class SQLiteJobs:
     def claim_jobs(self, worker_id, queues, limit, lease_seconds):
         if queues:
-            sql = SQL_CLAIM.format(queue_filter=f"AND queue IN ({placeholders(len(queues))})")
+            sql = SQL_CLAIM.format(queue_filter=claim_queue_filter(queues))
             params = [worker_id, self.duration_param(lease_seconds), *queues, limit]
         else:
             sql = SQL_CLAIM.format(queue_filter="")

@@ -7,10 +7,11 @@
 UPDATE headgate_job SET output = RIGHT(CONCAT(COALESCE(output, ''), %s), %s) WHERE id = %s AND fence = %s AND state = 'running'
 
 -- name: mysql.jobs.SQL_CANCEL --
--- Operator cancel of a job that waits: available -> cancelled (primary key).
+-- Operator cancel of a job that waits: available, waiting for other jobs or held back by a limit
+-- -> cancelled (primary key).
 UPDATE headgate_job
 SET state = 'cancelled', finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND, lease_owner = NULL, lease_expires_at = NULL
-WHERE id = %s AND state IN ('available', 'waiting')
+WHERE id = %s AND state IN ('available', 'waiting', 'held_back')
 
 -- name: mysql.jobs.SQL_CANCEL_ABORTED --
 -- A running attempt whose abort was requested ends cancelled (fenced, primary key; {fenced}:
@@ -19,7 +20,7 @@ UPDATE headgate_job SET state = 'cancelled', finished_at = UTC_TIMESTAMP(6), exp
 
 -- name: mysql.jobs.SQL_CLAIM_SELECT --
 -- Claim step 1: lock ready rows, skipping those other workers hold (claim index).
-SELECT id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at FROM headgate_job WHERE state = 'available' AND run_at <= UTC_TIMESTAMP(6) AND queue = %s ORDER BY priority DESC, run_at LIMIT %s FOR UPDATE SKIP LOCKED
+SELECT id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at, concurrency_key FROM headgate_job WHERE state = 'available' AND run_at <= UTC_TIMESTAMP(6) AND queue = %s ORDER BY priority DESC, run_at LIMIT %s FOR UPDATE SKIP LOCKED
 
 -- name: mysql.jobs.SQL_CLAIM_UPDATE --
 -- Claim step 2: lease the locked rows (same transaction).
@@ -93,8 +94,9 @@ WHERE id = %s AND state IN ('dead', 'cancelled')
 UPDATE headgate_job SET progress = %s WHERE id = %s AND fence = %s AND state = 'running'
 
 -- name: mysql.operations.SQL_OPERATION_CANCEL --
--- Cancel the selected jobs that wait (primary key; still available, or waiting for other jobs).
-UPDATE headgate_job SET state = 'cancelled', finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND, lease_owner = NULL, lease_expires_at = NULL WHERE id IN (%s, %s, %s) AND state IN ('available', 'waiting')
+-- Cancel the selected jobs that wait (primary key; still available, waiting for other jobs or
+-- held back by a limit).
+UPDATE headgate_job SET state = 'cancelled', finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND, lease_owner = NULL, lease_expires_at = NULL WHERE id IN (%s, %s, %s) AND state IN ('available', 'waiting', 'held_back')
 
 -- name: mysql.operations.SQL_OPERATION_DISCARD --
 -- Delete the selected jobs that never ran (primary key; the rule is checked again).
@@ -298,6 +300,86 @@ SET SESSION idle_transaction_timeout = %s
 -- Snooze one job (fenced): available again after a bound duration, attempt not spent.
 UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = UTC_TIMESTAMP(6) + INTERVAL %s MICROSECOND, snoozes = COALESCE(snoozes, 0) + 1, started_at = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
 
+-- name: flow_fragments.SQL_CLAIMED_LIMITS --
+-- The concurrency limits of some claimed rows (primary key; {ids}: placeholders).
+SELECT id, concurrency_limit FROM headgate_job WHERE id IN (%s, %s, %s)
+
+-- name: flow_fragments.SQL_COUNT_RUNNING_IN_QUEUE --
+-- Jobs of one queue holding a lease (headgate_job_claim_idx).
+SELECT COUNT(*) FROM headgate_job WHERE state = 'running' AND queue = %s
+
+-- name: flow_fragments.SQL_COUNT_RUNNING_OF_KEYS --
+-- Running rows of some keys, per key (headgate_job_flow_key_idx; {keys}: placeholders).
+SELECT concurrency_key, COUNT(*) FROM headgate_job WHERE concurrency_key IN (%s, %s) AND state = 'running' GROUP BY concurrency_key
+
+-- name: flow_fragments.SQL_DEFER_TO_WINDOW --
+-- A claimed job past its task's rate waits for the next window (fenced): available again at the
+-- bound time, no lease, its attempt not counted.
+UPDATE headgate_job SET state = 'available', run_at = %s, attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL, started_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+
+-- name: mysql.flow.SQL_EXISTING_FLOW_KEYS --
+-- The lock rows among some keys, read without locking (primary key; {keys}: placeholders).
+SELECT `key` FROM headgate_flow_key WHERE `key` IN (%s, %s)
+
+-- name: flow_fragments.SQL_HELD_BACK_KEYS --
+-- Keys of the first held-back rows in claim order (headgate_job_claim_any_idx), at most %s rows.
+SELECT concurrency_key FROM headgate_job WHERE state = 'held_back' ORDER BY priority DESC, run_at LIMIT %s
+
+-- name: flow_fragments.SQL_HELD_BACK_OF_KEY --
+-- Held-back rows of one key in claim order, at most %s (headgate_job_flow_key_idx); a release
+-- joins one per key with UNION ALL (a derived table: each keeps its own ORDER BY and LIMIT).
+SELECT * FROM (SELECT id, concurrency_key, concurrency_limit FROM headgate_job WHERE concurrency_key = %s AND state = 'held_back' ORDER BY priority DESC, run_at LIMIT %s) AS held
+
+-- name: flow_fragments.SQL_HOLD_BACK_MANY --
+-- Claimed jobs over their key's limit are held back (primary key; only while still leased to the
+-- worker, %s after the ids): no lease, their attempt not counted.
+UPDATE headgate_job SET state = 'held_back', attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL, started_at = NULL WHERE id IN (%s, %s, %s) AND state = 'running' AND lease_owner = %s
+
+-- name: mysql.flow.SQL_INSERT_FLOW_KEY --
+-- A key's lock row, inserted once (only when the read found none: an insert that meets a
+-- duplicate would hold a shared lock on it until commit).
+INSERT IGNORE INTO headgate_flow_key (`key`, window_count) VALUES (%s, 0)
+
+-- name: flow_fragments.SQL_KEYS_OF_JOBS --
+-- The distinct concurrency keys of some jobs (primary key; {ids}: placeholders).
+SELECT DISTINCT concurrency_key FROM headgate_job WHERE id IN (%s, %s, %s) AND concurrency_key IS NOT NULL
+
+-- name: mysql.flow.SQL_LOCK_FLOW_KEY --
+-- Lock a key's row until the transaction ends: claims and releases of one key take turns.
+SELECT `key` FROM headgate_flow_key WHERE `key` = %s FOR UPDATE
+
+-- name: mysql.flow.SQL_LOCK_FLOW_KEYS --
+-- The same for several keys, locked in key order (the primary key's scan order).
+SELECT `key` FROM headgate_flow_key WHERE `key` IN (%s, %s) ORDER BY `key` FOR UPDATE
+
+-- name: mysql.flow.SQL_LOCK_QUEUE_CONTROL --
+-- Lock a queue's control row until the transaction ends: controlled claims of a queue take turns.
+SELECT queue FROM headgate_queue_control WHERE queue = %s FOR UPDATE
+
+-- name: flow_fragments.SQL_MAKE_AVAILABLE --
+-- Held-back rows become claimable again, run_at kept (primary key; {ids}: placeholders).
+UPDATE headgate_job SET state = 'available' WHERE id IN (%s, %s, %s) AND state = 'held_back'
+
+-- name: mysql.flow.SQL_READ_FLOW_WINDOW --
+-- A rate scope's window (primary key; {key}: the vendor's quoting).
+SELECT window_started_at, window_count FROM headgate_flow_key WHERE `key` = %s
+
+-- name: flow_fragments.SQL_READ_QUEUE_CONTROL --
+-- A queue's controls (primary key), read after SQL_LOCK_QUEUE_CONTROL in the same transaction.
+SELECT paused, concurrency, rate_limit, window_started_at, window_count FROM headgate_queue_control WHERE queue = %s
+
+-- name: flow_fragments.SQL_SET_CONCURRENCY --
+-- Store a job's concurrency key and limit, just after its insert (primary key).
+UPDATE headgate_job SET concurrency_key = %s, concurrency_limit = %s WHERE id = %s
+
+-- name: mysql.flow.SQL_SET_FLOW_WINDOW --
+-- A rate scope's window after an admission (primary key).
+UPDATE headgate_flow_key SET window_started_at = %s, window_count = %s WHERE `key` = %s
+
+-- name: flow_fragments.SQL_SET_RATE_WINDOW --
+-- The queue's rate window after a claim (primary key).
+UPDATE headgate_queue_control SET window_started_at = %s, window_count = %s WHERE queue = %s
+
 -- name: workflow_statements.SQL_ADD_BATCH_MEMBERS --
 -- Members of a batch (primary key): flagged, so that their end runs the release step.
 UPDATE headgate_job SET batch_id = %s, has_dependents = TRUE WHERE id IN (%s, %s, %s)
@@ -385,7 +467,7 @@ SELECT total, succeeded, dead, cancelled, on_success_id, on_finish_id, on_dead_i
 
 -- name: workflow_statements.SQL_READ_CLAIMED --
 -- The claimed columns of one job (primary key).
-SELECT id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at FROM headgate_job WHERE id = %s
+SELECT id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at, concurrency_key FROM headgate_job WHERE id = %s
 
 -- name: mysql.workflows.SQL_RECORD_PARENTS --
 -- A dependent job just inserted: waiting (or available when no parent is pending), its parents

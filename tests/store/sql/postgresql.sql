@@ -7,10 +7,11 @@
 UPDATE headgate_job SET output = right(coalesce(output, '') || %s, %s) WHERE id = %s AND fence = %s AND state = 'running'
 
 -- name: postgresql.jobs.SQL_CANCEL --
--- Operator cancel of a job that waits: available -> cancelled (primary key).
+-- Operator cancel of a job that waits: available, waiting for other jobs or held back by a limit
+-- -> cancelled (primary key).
 UPDATE headgate_job
 SET state = 'cancelled', finished_at = now(), expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class), lease_owner = NULL, lease_expires_at = NULL
-WHERE id = %s AND state IN ('available', 'waiting') RETURNING state
+WHERE id = %s AND state IN ('available', 'waiting', 'held_back') RETURNING state
 
 -- name: postgresql.jobs.SQL_CANCEL_ABORTED --
 -- An attempt whose abort was requested ends cancelled (fenced; a row someone else holds is skipped).
@@ -30,7 +31,7 @@ WITH picked AS (
         lease_expires_at = now() + make_interval(secs => %s), started_at = now()
     FROM picked
     WHERE j.id = picked.id
-    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key
 )
 SELECT claimed.* FROM claimed JOIN picked USING (id) ORDER BY priority DESC, run_at
 
@@ -48,7 +49,25 @@ WITH picked AS (
         lease_expires_at = now() + make_interval(secs => %s), started_at = now()
     FROM picked
     WHERE j.id = picked.id
-    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key
+)
+SELECT claimed.* FROM claimed JOIN picked USING (id) ORDER BY priority DESC, run_at
+
+-- name: postgresql.jobs.SQL_CLAIM_EXCEPT_QUEUES --
+-- Claim from every queue but those of one array parameter (paused or claimed under controls).
+WITH picked AS (
+    SELECT id, priority, run_at FROM headgate_job
+    WHERE state = 'available' AND run_at <= now() AND queue <> ALL(%s)
+    ORDER BY priority DESC, run_at
+    LIMIT %s
+    FOR UPDATE SKIP LOCKED
+), claimed AS (
+    UPDATE headgate_job AS j
+    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s,
+        lease_expires_at = now() + make_interval(secs => %s), started_at = now()
+    FROM picked
+    WHERE j.id = picked.id
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key
 )
 SELECT claimed.* FROM claimed JOIN picked USING (id) ORDER BY priority DESC, run_at
 
@@ -66,7 +85,7 @@ WITH picked AS (
         lease_expires_at = now() + make_interval(secs => %s), started_at = now()
     FROM picked
     WHERE j.id = picked.id
-    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key
 )
 SELECT claimed.* FROM claimed JOIN picked USING (id) ORDER BY priority DESC, run_at
 
@@ -151,8 +170,9 @@ LISTEN headgate_job_ended
 UPDATE headgate_job SET awaited = TRUE WHERE id = %s AND awaited IS NULL AND state NOT IN ('succeeded', 'dead', 'cancelled')
 
 -- name: postgresql.operations.SQL_OPERATION_CANCEL --
--- Cancel the selected jobs that wait (primary key; still available, or waiting for other jobs).
-UPDATE headgate_job SET state = 'cancelled', finished_at = now(), expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class), lease_owner = NULL, lease_expires_at = NULL WHERE id IN (%s, %s, %s) AND state IN ('available', 'waiting')
+-- Cancel the selected jobs that wait (primary key; still available, waiting for other jobs or
+-- held back by a limit).
+UPDATE headgate_job SET state = 'cancelled', finished_at = now(), expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class), lease_owner = NULL, lease_expires_at = NULL WHERE id IN (%s, %s, %s) AND state IN ('available', 'waiting', 'held_back')
 
 -- name: postgresql.operations.SQL_OPERATION_DISCARD --
 -- Delete the selected jobs that never ran (primary key; the rule is checked again).
@@ -387,15 +407,16 @@ WITH done AS (
         lease_expires_at = now() + make_interval(secs => %s), started_at = now()
     FROM picked
     WHERE j.id = picked.id
-    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key
 )
 SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
-       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz,
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar,
        NULL::integer AS priority, NULL::timestamptz AS run_at
 FROM acked
 UNION ALL
 SELECT NULL::boolean, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
-       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::integer, NULL::timestamptz
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar, NULL::integer,
+       NULL::timestamptz
 FROM ours WHERE ours.has_dependents
 UNION ALL
 SELECT false, claimed.*, picked.priority, picked.run_at FROM claimed JOIN picked USING (id)
@@ -437,15 +458,67 @@ WITH done AS (
         lease_expires_at = now() + make_interval(secs => %s), started_at = now()
     FROM picked
     WHERE j.id = picked.id
-    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key
 )
 SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
-       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz,
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar,
        NULL::integer AS priority, NULL::timestamptz AS run_at
 FROM acked
 UNION ALL
 SELECT NULL::boolean, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
-       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::integer, NULL::timestamptz
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar, NULL::integer,
+       NULL::timestamptz
+FROM ours WHERE ours.has_dependents
+UNION ALL
+SELECT false, claimed.*, picked.priority, picked.run_at FROM claimed JOIN picked USING (id)
+ORDER BY acked DESC, priority DESC, run_at
+
+-- name: postgresql.worker.SQL_ACK_AND_CLAIM_EXCEPT_QUEUES --
+-- Acknowledge and claim in ONE statement (one round trip, one commit). `ours`: the rows to
+-- acknowledge still running at the claimed fence, locked in id order, skipping rows someone else
+-- holds (a foreign FOR UPDATE, a rescue in flight), so an acknowledgement never waits for a lock;
+-- `picked`: ready rows (claim index), skipping locked ones. Data-modifying CTEs share one
+-- snapshot and commit together; acknowledged rows are running and claimed rows available, so no
+-- row is changed twice. Rows: (true, id, NULL...) per acknowledgement first, then (false, claimed
+-- job...) per claim in claim order. A job other jobs depend on (`has_dependents`, read from the
+-- locked row's latest version) is not acknowledged here: it comes back as (NULL, id, NULL...), and
+-- acknowledge_and_claim succeeds it with its release step in a transaction of its own.
+WITH done AS (
+    SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS d(id, fence, result)
+), ours AS (
+    SELECT j.id, j.has_dependents FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
+    WHERE j.state = 'running'
+    ORDER BY j.id
+    FOR UPDATE OF j SKIP LOCKED
+), acked AS (
+    UPDATE headgate_job AS j
+    SET state = 'succeeded', result = done.result::jsonb, finished_at = now(),
+        expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = j.retention_class), lease_owner = NULL, lease_expires_at = NULL
+    FROM ours JOIN done ON done.id = ours.id
+    WHERE j.id = ours.id AND ours.has_dependents IS NOT TRUE
+    RETURNING j.id
+), picked AS (
+    SELECT id, priority, run_at FROM headgate_job
+    WHERE state = 'available' AND run_at <= now() AND queue <> ALL(%s)
+    ORDER BY priority DESC, run_at
+    LIMIT %s
+    FOR UPDATE SKIP LOCKED
+), claimed AS (
+    UPDATE headgate_job AS j
+    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s,
+        lease_expires_at = now() + make_interval(secs => %s), started_at = now()
+    FROM picked
+    WHERE j.id = picked.id
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key
+)
+SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar,
+       NULL::integer AS priority, NULL::timestamptz AS run_at
+FROM acked
+UNION ALL
+SELECT NULL::boolean, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar, NULL::integer,
+       NULL::timestamptz
 FROM ours WHERE ours.has_dependents
 UNION ALL
 SELECT false, claimed.*, picked.priority, picked.run_at FROM claimed JOIN picked USING (id)
@@ -487,15 +560,16 @@ WITH done AS (
         lease_expires_at = now() + make_interval(secs => %s), started_at = now()
     FROM picked
     WHERE j.id = picked.id
-    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key
 )
 SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
-       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz,
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar,
        NULL::integer AS priority, NULL::timestamptz AS run_at
 FROM acked
 UNION ALL
 SELECT NULL::boolean, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
-       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::integer, NULL::timestamptz
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar, NULL::integer,
+       NULL::timestamptz
 FROM ours WHERE ours.has_dependents
 UNION ALL
 SELECT false, claimed.*, picked.priority, picked.run_at FROM claimed JOIN picked USING (id)
@@ -556,6 +630,89 @@ SELECT set_config('enable_bitmapscan', 'off', false), set_config('enable_seqscan
 -- Snooze one job (fenced, skipping a row someone else holds): available again after a bound
 -- number of seconds, attempt not spent.
 UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = now() + make_interval(secs => %s), snoozes = COALESCE(snoozes, 0) + 1, started_at = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE id = (SELECT id FROM headgate_job WHERE id = %s AND fence = %s AND state = 'running' FOR UPDATE SKIP LOCKED)
+
+-- name: flow_fragments.SQL_CLAIMED_LIMITS --
+-- The concurrency limits of some claimed rows (primary key; {ids}: placeholders).
+SELECT id, concurrency_limit FROM headgate_job WHERE id IN (%s, %s, %s)
+
+-- name: flow_fragments.SQL_COUNT_RUNNING_IN_QUEUE --
+-- Jobs of one queue holding a lease (headgate_job_claim_idx).
+SELECT COUNT(*) FROM headgate_job WHERE state = 'running' AND queue = %s
+
+-- name: flow_fragments.SQL_COUNT_RUNNING_OF_KEYS --
+-- Running rows of some keys, per key (headgate_job_flow_key_idx; {keys}: placeholders).
+SELECT concurrency_key, COUNT(*) FROM headgate_job WHERE concurrency_key IN (%s, %s) AND state = 'running' GROUP BY concurrency_key
+
+-- name: flow_fragments.SQL_DEFER_TO_WINDOW --
+-- A claimed job past its task's rate waits for the next window (fenced): available again at the
+-- bound time, no lease, its attempt not counted.
+UPDATE headgate_job SET state = 'available', run_at = %s, attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL, started_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+
+-- name: postgresql.flow.SQL_EXISTING_FLOW_KEYS --
+-- The lock rows among some keys, read without locking (primary key; {keys}: placeholders).
+SELECT "key" FROM headgate_flow_key WHERE "key" IN (%s, %s)
+
+-- name: flow_fragments.SQL_HELD_BACK_KEYS --
+-- Keys of the first held-back rows in claim order (headgate_job_claim_any_idx), at most %s rows.
+SELECT concurrency_key FROM headgate_job WHERE state = 'held_back' ORDER BY priority DESC, run_at LIMIT %s
+
+-- name: flow_fragments.SQL_HELD_BACK_OF_KEY --
+-- Held-back rows of one key in claim order, at most %s (headgate_job_flow_key_idx); a release
+-- joins one per key with UNION ALL (a derived table: each keeps its own ORDER BY and LIMIT).
+SELECT * FROM (SELECT id, concurrency_key, concurrency_limit FROM headgate_job WHERE concurrency_key = %s AND state = 'held_back' ORDER BY priority DESC, run_at LIMIT %s) AS held
+
+-- name: flow_fragments.SQL_HOLD_BACK_MANY --
+-- Claimed jobs over their key's limit are held back (primary key; only while still leased to the
+-- worker, %s after the ids): no lease, their attempt not counted.
+UPDATE headgate_job SET state = 'held_back', attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL, started_at = NULL WHERE id IN (%s, %s, %s) AND state = 'running' AND lease_owner = %s
+
+-- name: postgresql.flow.SQL_INSERT_FLOW_KEY --
+-- A key's lock row, inserted once (a concurrent insert of the same key waits, then does nothing).
+INSERT INTO headgate_flow_key ("key", window_count) VALUES (%s, 0) ON CONFLICT DO NOTHING
+
+-- name: flow_fragments.SQL_KEYS_OF_JOBS --
+-- The distinct concurrency keys of some jobs (primary key; {ids}: placeholders).
+SELECT DISTINCT concurrency_key FROM headgate_job WHERE id IN (%s, %s, %s) AND concurrency_key IS NOT NULL
+
+-- name: postgresql.flow.SQL_LOCK_FLOW_KEY --
+-- Lock a key's row until the transaction ends: claims and releases of one key take turns.
+SELECT "key" FROM headgate_flow_key WHERE "key" = %s FOR UPDATE
+
+-- name: postgresql.flow.SQL_LOCK_FLOW_KEYS --
+-- The same for several keys, locked in key order (rows are locked as the sort returns them).
+SELECT "key" FROM headgate_flow_key WHERE "key" IN (%s, %s) ORDER BY "key" FOR UPDATE
+
+-- name: postgresql.flow.SQL_LOCK_QUEUE_CONTROL --
+-- Lock a queue's control row until the transaction ends: controlled claims of a queue take turns.
+SELECT queue FROM headgate_queue_control WHERE queue = %s FOR UPDATE
+
+-- name: flow_fragments.SQL_MAKE_AVAILABLE --
+-- Held-back rows become claimable again, run_at kept (primary key; {ids}: placeholders).
+UPDATE headgate_job SET state = 'available' WHERE id IN (%s, %s, %s) AND state = 'held_back'
+
+-- name: postgresql.flow.SQL_NOTIFY_RELEASED --
+-- Wake idle workers on commit: jobs were made available.
+SELECT pg_notify('headgate_jobs', '')
+
+-- name: postgresql.flow.SQL_READ_FLOW_WINDOW --
+-- A rate scope's window (primary key; {key}: the vendor's quoting).
+SELECT window_started_at, window_count FROM headgate_flow_key WHERE "key" = %s
+
+-- name: flow_fragments.SQL_READ_QUEUE_CONTROL --
+-- A queue's controls (primary key), read after SQL_LOCK_QUEUE_CONTROL in the same transaction.
+SELECT paused, concurrency, rate_limit, window_started_at, window_count FROM headgate_queue_control WHERE queue = %s
+
+-- name: flow_fragments.SQL_SET_CONCURRENCY --
+-- Store a job's concurrency key and limit, just after its insert (primary key).
+UPDATE headgate_job SET concurrency_key = %s, concurrency_limit = %s WHERE id = %s
+
+-- name: postgresql.flow.SQL_SET_FLOW_WINDOW --
+-- A rate scope's window after an admission (primary key).
+UPDATE headgate_flow_key SET window_started_at = %s, window_count = %s WHERE "key" = %s
+
+-- name: flow_fragments.SQL_SET_RATE_WINDOW --
+-- The queue's rate window after a claim (primary key).
+UPDATE headgate_queue_control SET window_started_at = %s, window_count = %s WHERE queue = %s
 
 -- name: workflow_statements.SQL_ADD_BATCH_MEMBERS --
 -- Members of a batch (primary key): flagged, so that their end runs the release step.
@@ -663,7 +820,7 @@ SELECT total, succeeded, dead, cancelled, on_success_id, on_finish_id, on_dead_i
 
 -- name: workflow_statements.SQL_READ_CLAIMED --
 -- The claimed columns of one job (primary key).
-SELECT id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at FROM headgate_job WHERE id = %s
+SELECT id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at, concurrency_key FROM headgate_job WHERE id = %s
 
 -- name: postgresql.workflows.SQL_RECORD_PARENTS --
 -- A dependent job just inserted: waiting (or available when no parent is pending), its parents

@@ -7,10 +7,11 @@
 UPDATE headgate_job SET output = substr(coalesce(output, '') || %s, -%s) WHERE id = %s AND fence = %s AND state = 'running'
 
 -- name: sqlite.jobs.SQL_CANCEL --
--- Operator cancel of a job that waits: available -> cancelled (primary key).
+-- Operator cancel of a job that waits: available, waiting for other jobs or held back by a limit
+-- -> cancelled (primary key).
 UPDATE headgate_job
 SET state = 'cancelled', finished_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'), expires_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', (SELECT '+' || (rc.duration / 1000000.0) || ' seconds' FROM headgate_retention_class rc WHERE rc."key" = headgate_job.retention_class)), lease_owner = NULL, lease_expires_at = NULL
-WHERE id = %s AND state IN ('available', 'waiting') RETURNING state
+WHERE id = %s AND state IN ('available', 'waiting', 'held_back') RETURNING state
 
 -- name: sqlite.jobs.SQL_CANCEL_ABORTED --
 -- A running attempt whose abort was requested ends cancelled (fenced, primary key; {fenced}:
@@ -29,7 +30,7 @@ WHERE id IN (
     ORDER BY priority DESC, run_at
     LIMIT %s
 )
-RETURNING id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at, priority, run_at
+RETURNING id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at, concurrency_key, priority, run_at
 
 -- name: sqlite.jobs.SQL_FAIL --
 -- Fenced failure: retry after a delay, or dead when attempts are exhausted (or give_up).
@@ -91,8 +92,9 @@ WHERE id = %s AND state IN ('dead', 'cancelled') RETURNING state
 UPDATE headgate_job SET progress = %s WHERE id = %s AND fence = %s AND state = 'running'
 
 -- name: sqlite.operations.SQL_OPERATION_CANCEL --
--- Cancel the selected jobs that wait (primary key; still available, or waiting for other jobs).
-UPDATE headgate_job SET state = 'cancelled', finished_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'), expires_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', (SELECT '+' || (rc.duration / 1000000.0) || ' seconds' FROM headgate_retention_class rc WHERE rc."key" = headgate_job.retention_class)), lease_owner = NULL, lease_expires_at = NULL WHERE id IN (%s, %s, %s) AND state IN ('available', 'waiting')
+-- Cancel the selected jobs that wait (primary key; still available, waiting for other jobs or
+-- held back by a limit).
+UPDATE headgate_job SET state = 'cancelled', finished_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'), expires_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', (SELECT '+' || (rc.duration / 1000000.0) || ' seconds' FROM headgate_retention_class rc WHERE rc."key" = headgate_job.retention_class)), lease_owner = NULL, lease_expires_at = NULL WHERE id IN (%s, %s, %s) AND state IN ('available', 'waiting', 'held_back')
 
 -- name: sqlite.operations.SQL_OPERATION_DISCARD --
 -- Delete the selected jobs that never ran (primary key; the rule is checked again).
@@ -230,6 +232,86 @@ RETURNING id, abort_requested_at
 -- Snooze one job (fenced): available again after a bound strftime modifier, attempt not spent.
 UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', %s), snoozes = COALESCE(snoozes, 0) + 1, started_at = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
 
+-- name: flow_fragments.SQL_CLAIMED_LIMITS --
+-- The concurrency limits of some claimed rows (primary key; {ids}: placeholders).
+SELECT id, concurrency_limit FROM headgate_job WHERE id IN (%s, %s, %s)
+
+-- name: flow_fragments.SQL_COUNT_RUNNING_IN_QUEUE --
+-- Jobs of one queue holding a lease (headgate_job_claim_idx).
+SELECT COUNT(*) FROM headgate_job WHERE state = 'running' AND queue = %s
+
+-- name: flow_fragments.SQL_COUNT_RUNNING_OF_KEYS --
+-- Running rows of some keys, per key (headgate_job_flow_key_idx; {keys}: placeholders).
+SELECT concurrency_key, COUNT(*) FROM headgate_job WHERE concurrency_key IN (%s, %s) AND state = 'running' GROUP BY concurrency_key
+
+-- name: flow_fragments.SQL_DEFER_TO_WINDOW --
+-- A claimed job past its task's rate waits for the next window (fenced): available again at the
+-- bound time, no lease, its attempt not counted.
+UPDATE headgate_job SET state = 'available', run_at = %s, attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL, started_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+
+-- name: sqlite.flow.SQL_EXISTING_FLOW_KEYS --
+-- The lock rows among some keys, read without locking (primary key; {keys}: placeholders).
+SELECT "key" FROM headgate_flow_key WHERE "key" IN (%s, %s)
+
+-- name: flow_fragments.SQL_HELD_BACK_KEYS --
+-- Keys of the first held-back rows in claim order (headgate_job_claim_any_idx), at most %s rows.
+SELECT concurrency_key FROM headgate_job WHERE state = 'held_back' ORDER BY priority DESC, run_at LIMIT %s
+
+-- name: flow_fragments.SQL_HELD_BACK_OF_KEY --
+-- Held-back rows of one key in claim order, at most %s (headgate_job_flow_key_idx); a release
+-- joins one per key with UNION ALL (a derived table: each keeps its own ORDER BY and LIMIT).
+SELECT * FROM (SELECT id, concurrency_key, concurrency_limit FROM headgate_job WHERE concurrency_key = %s AND state = 'held_back' ORDER BY priority DESC, run_at LIMIT %s) AS held
+
+-- name: flow_fragments.SQL_HOLD_BACK_MANY --
+-- Claimed jobs over their key's limit are held back (primary key; only while still leased to the
+-- worker, %s after the ids): no lease, their attempt not counted.
+UPDATE headgate_job SET state = 'held_back', attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL, started_at = NULL WHERE id IN (%s, %s, %s) AND state = 'running' AND lease_owner = %s
+
+-- name: sqlite.flow.SQL_INSERT_FLOW_KEY --
+-- A key's lock row, inserted once.
+INSERT OR IGNORE INTO headgate_flow_key ("key", window_count) VALUES (%s, 0)
+
+-- name: flow_fragments.SQL_KEYS_OF_JOBS --
+-- The distinct concurrency keys of some jobs (primary key; {ids}: placeholders).
+SELECT DISTINCT concurrency_key FROM headgate_job WHERE id IN (%s, %s, %s) AND concurrency_key IS NOT NULL
+
+-- name: sqlite.flow.SQL_LOCK_FLOW_KEY --
+-- A write to the key's row: the transaction holds the database's one writer lock from here on,
+-- so the count that follows cannot change under it.
+UPDATE headgate_flow_key SET "key" = "key" WHERE "key" = %s
+
+-- name: sqlite.flow.SQL_LOCK_FLOW_KEYS --
+-- The same write on several keys' rows.
+UPDATE headgate_flow_key SET "key" = "key" WHERE "key" IN (%s, %s)
+
+-- name: sqlite.flow.SQL_LOCK_QUEUE_CONTROL --
+-- The same for a queue's control row.
+UPDATE headgate_queue_control SET queue = queue WHERE queue = %s
+
+-- name: flow_fragments.SQL_MAKE_AVAILABLE --
+-- Held-back rows become claimable again, run_at kept (primary key; {ids}: placeholders).
+UPDATE headgate_job SET state = 'available' WHERE id IN (%s, %s, %s) AND state = 'held_back'
+
+-- name: sqlite.flow.SQL_READ_FLOW_WINDOW --
+-- A rate scope's window (primary key; {key}: the vendor's quoting).
+SELECT window_started_at, window_count FROM headgate_flow_key WHERE "key" = %s
+
+-- name: flow_fragments.SQL_READ_QUEUE_CONTROL --
+-- A queue's controls (primary key), read after SQL_LOCK_QUEUE_CONTROL in the same transaction.
+SELECT paused, concurrency, rate_limit, window_started_at, window_count FROM headgate_queue_control WHERE queue = %s
+
+-- name: flow_fragments.SQL_SET_CONCURRENCY --
+-- Store a job's concurrency key and limit, just after its insert (primary key).
+UPDATE headgate_job SET concurrency_key = %s, concurrency_limit = %s WHERE id = %s
+
+-- name: sqlite.flow.SQL_SET_FLOW_WINDOW --
+-- A rate scope's window after an admission (primary key).
+UPDATE headgate_flow_key SET window_started_at = %s, window_count = %s WHERE "key" = %s
+
+-- name: flow_fragments.SQL_SET_RATE_WINDOW --
+-- The queue's rate window after a claim (primary key).
+UPDATE headgate_queue_control SET window_started_at = %s, window_count = %s WHERE queue = %s
+
 -- name: workflow_statements.SQL_ADD_BATCH_MEMBERS --
 -- Members of a batch (primary key): flagged, so that their end runs the release step.
 UPDATE headgate_job SET batch_id = %s, has_dependents = TRUE WHERE id IN (%s, %s, %s)
@@ -318,7 +400,7 @@ SELECT total, succeeded, dead, cancelled, on_success_id, on_finish_id, on_dead_i
 
 -- name: workflow_statements.SQL_READ_CLAIMED --
 -- The claimed columns of one job (primary key).
-SELECT id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at FROM headgate_job WHERE id = %s
+SELECT id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at, concurrency_key FROM headgate_job WHERE id = %s
 
 -- name: sqlite.workflows.SQL_RECORD_PARENTS --
 -- A dependent job just inserted: waiting (or available when no parent is pending), its parents

@@ -1,0 +1,1 @@
+"""Flow control (DESIGN §15): concurrency keys enforced when jobs are claimed."""
