@@ -128,7 +128,7 @@ class FlowContract:
             cursor.execute(self.sql.SQL_MAKE_AVAILABLE.format(ids=placeholders(len(ids))), ids)
             released = cursor.rowcount
             if released:
-                self.wake_workers(cursor)
+                self.wake_workers()  # store/contract/operations.py
         return released
 
     @runs("SQL_HELD_BACK_KEYS")
@@ -141,9 +141,6 @@ class FlowContract:
             cursor.execute(self.sql.SQL_HELD_BACK_KEYS, [scan_rows])
             keys = {row[0] for row in cursor.fetchall()}
         return self.release_held_back(keys) if keys else 0
-
-    def wake_workers(self, cursor):
-        """Wake idle workers when this transaction commits: nothing by default (they poll)."""
 
     @runs("SQL_KEYS_OF_JOBS")
     def concurrency_keys_of(self, cursor, job_ids):

@@ -7,7 +7,6 @@ methods that run them."""
 from ..base import BaseStore
 from . import compliance, flow, heartbeats, jobs, operations, sweep, worker, workflows
 from .errors import PostgreSQLErrors
-from .flow import PostgreSQLFlow
 from .heartbeats import PostgreSQLHeartbeats
 from .hot import PostgreSQLHotStatements
 from .jobs import PostgreSQLJobs
@@ -17,7 +16,7 @@ from .worker import PostgreSQLWorker
 from .workflows import PostgreSQLWorkflows
 
 
-class PostgreSQLStore(PostgreSQLFlow, PostgreSQLJobs, PostgreSQLOperations, PostgreSQLHeartbeats, PostgreSQLSweep,
+class PostgreSQLStore(PostgreSQLJobs, PostgreSQLOperations, PostgreSQLHeartbeats, PostgreSQLSweep,
                       PostgreSQLWorker, PostgreSQLWorkflows, PostgreSQLHotStatements, PostgreSQLErrors, BaseStore):
     vendor = "postgresql"
     statements = (jobs, operations, heartbeats, sweep, worker, flow, workflows, compliance)

@@ -5,7 +5,6 @@ from ..flow_fragments import (  # noqa: F401  (statements of this vendor)
     SQL_COUNT_RUNNING_IN_QUEUE, SQL_KEYS_OF_JOBS, SQL_MAKE_AVAILABLE, SQL_READ_QUEUE_CONTROL, SQL_SET_CONCURRENCY,
     SQL_DEFER_TO_WINDOW, SQL_HELD_BACK_KEYS, SQL_SET_RATE_WINDOW, READ_FLOW_WINDOW, SET_FLOW_WINDOW,
 )
-from .jobs import NOTIFY_CHANNEL
 
 SQL_READ_FLOW_WINDOW = READ_FLOW_WINDOW.format(key='"key"')
 SQL_SET_FLOW_WINDOW = SET_FLOW_WINDOW.format(key='"key"')
@@ -18,10 +17,3 @@ SQL_LOCK_FLOW_KEY = 'SELECT "key" FROM headgate_flow_key WHERE "key" = %s FOR UP
 SQL_LOCK_FLOW_KEYS = 'SELECT "key" FROM headgate_flow_key WHERE "key" IN ({keys}) ORDER BY "key" FOR UPDATE'
 # Lock a queue's control row until the transaction ends: controlled claims of a queue take turns.
 SQL_LOCK_QUEUE_CONTROL = "SELECT queue FROM headgate_queue_control WHERE queue = %s FOR UPDATE"
-# Wake idle workers on commit: jobs were made available.
-SQL_NOTIFY_RELEASED = f"SELECT pg_notify('{NOTIFY_CHANNEL}', '')"
-
-
-class PostgreSQLFlow:
-    def wake_workers(self, cursor):
-        cursor.execute(SQL_NOTIFY_RELEASED, [])

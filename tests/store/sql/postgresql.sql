@@ -690,10 +690,6 @@ SELECT queue FROM headgate_queue_control WHERE queue = %s FOR UPDATE
 -- Held-back rows become claimable again, run_at kept (primary key; {ids}: placeholders).
 UPDATE headgate_job SET state = 'available' WHERE id IN (%s, %s, %s) AND state = 'held_back'
 
--- name: postgresql.flow.SQL_NOTIFY_RELEASED --
--- Wake idle workers on commit: jobs were made available.
-SELECT pg_notify('headgate_jobs', '')
-
 -- name: postgresql.flow.SQL_READ_FLOW_WINDOW --
 -- A rate scope's window (primary key; {key}: the vendor's quoting).
 SELECT window_started_at, window_count FROM headgate_flow_key WHERE "key" = %s
