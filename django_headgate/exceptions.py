@@ -177,3 +177,14 @@ class InvalidErasure(HeadgateError):
 class ErasureRefused(HeadgateError):
     """The erasure stopped: rows carrying the tag are under a legal hold (erase them with
     override_hold=True only when the hold allows it)."""
+
+
+class EncryptionUnavailable(HeadgateError):
+    """Payload encryption is needed but cannot be done: HEADGATE["ENCRYPTION"] is missing or
+    invalid, names an unknown key, or the ``cryptography`` package is not installed
+    (``pip install django-headgate[encryption]``). Nothing was written."""
+
+
+class PayloadShredded(HeadgateError):
+    """The payload was encrypted under an archive month's data key that has been shredded: it
+    can no longer be read by anyone."""

@@ -66,6 +66,7 @@ class RegisteredTask:
     no_retry_on: tuple = field(default=())
     cron: str | None = None
     backoff: Backoff | None = None  # the task's retry back-off; None: the global settings
+    encrypt: bool = False  # payloads stored encrypted (DESIGN §18, compliance/encryption.py)
 
     def enqueue_defaults(self):
         """The options ``enqueue()`` takes from the task when the caller gives none."""
@@ -105,7 +106,7 @@ def _check_timeout(timeout):
 
 
 def _check_options(queue, priority, max_attempts, retention_class, timeout, retry_on, no_retry_on, cron,
-                   backoff=None):
+                   backoff=None, encrypt=False):
     if retention_class is not None and not (isinstance(retention_class, str) and retention_class):
         raise InvalidTaskDefinition(f"retention_class must be a class key (got {retention_class!r}).")
     message = None if cron is None else cron_error(cron)  # HEADGATE["PERIODIC"]'s rule
@@ -122,7 +123,14 @@ def _check_options(queue, priority, max_attempts, retention_class, timeout, retr
         no_retry_on=no_retry_on,
         cron=cron,
         backoff=check_backoff(backoff),
+        encrypt=_check_encrypt(encrypt),
     )
+
+
+def _check_encrypt(encrypt):
+    if not isinstance(encrypt, bool):
+        raise InvalidTaskOption(f"encrypt must be True or False (got {encrypt!r}).", option="encrypt")
+    return encrypt
 
 
 def register_task(func, *, name=None, kind=NATIVE, replace=True, **options):
@@ -146,17 +154,19 @@ def register_task(func, *, name=None, kind=NATIVE, replace=True, **options):
 
 
 def task(func=None, *, queue=None, priority=None, max_attempts=None, retention_class=None,
-         timeout=None, retry_on=(), no_retry_on=(), cron=None, backoff=None):
+         timeout=None, retry_on=(), no_retry_on=(), cron=None, backoff=None, encrypt=False):
     """Register a module-level function as a Headgate task; return the function unchanged.
 
     Bare (``@headgate.task``) or with options (``@headgate.task(queue="billing", max_attempts=5)``).
     ``queue``, ``priority``, ``max_attempts``, ``retention_class`` and ``timeout`` are the
     defaults of its jobs (``enqueue()`` arguments override them); ``retry_on``, ``no_retry_on``
     and ``backoff`` (a dict of ``base``, ``max``, ``jitter``) are its retry rules
-    (``retry_rules.py``); ``cron`` is for the periodic duty. Raises InvalidTaskOption naming a
+    (``retry_rules.py``); ``cron`` is for the periodic duty; ``encrypt=True`` stores its jobs'
+    payloads encrypted (HEADGATE["ENCRYPTION"], docs/compliance.md). Raises InvalidTaskOption naming a
     bad option."""
     options = dict(queue=queue, priority=priority, max_attempts=max_attempts, retention_class=retention_class,
-                   timeout=timeout, retry_on=retry_on, no_retry_on=no_retry_on, cron=cron, backoff=backoff)
+                   timeout=timeout, retry_on=retry_on, no_retry_on=no_retry_on, cron=cron, backoff=backoff,
+                   encrypt=encrypt)
 
     def decorate(function):
         register_task(function, **options)
