@@ -188,3 +188,8 @@ class EncryptionUnavailable(HeadgateError):
 class PayloadShredded(HeadgateError):
     """The payload was encrypted under an archive month's data key that has been shredded: it
     can no longer be read by anyone."""
+
+
+class ShredRefused(HeadgateError):
+    """The archive month was not shredded (``reason``: invalid_month, open_month, held,
+    not_configured); nothing was changed."""

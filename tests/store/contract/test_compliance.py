@@ -49,3 +49,24 @@ def test_the_sweep_leaves_held_jobs_and_takes_the_others(store):
     headgate.hold(tag="subject:3", reason="r")
     assert store.sweep_expired(500).evicted == 3
     assert sorted(Job.objects.values_list("id", flat=True)) == sorted(held)
+
+
+def test_an_archive_months_payloads_are_read_in_cursor_order_and_rewritten_by_key(store):
+    """store.select_archive_month_payloads / update_archive_payloads (crypto-shredding)."""
+    partition = prepared_archive_month("202605", store.alias)
+    rows = archive_rows("202605", 5, at_ms=partition.start_ms + 10)
+    archive_rows("202606", 2)
+    first = store.select_archive_month_payloads(partition.start_ms, partition.end_ms, None, 3)
+    rest = store.select_archive_month_payloads(partition.start_ms, partition.end_ms,
+                                               (first[-1][1], first[-1][0]), 3)
+    assert len(first) == 3 and len(rest) == 2
+    assert {row[0] for row in first + rest} == {row.archive_id for row in rows}
+    assert first[0][1] == partition.start_ms + 10 and isinstance(first[0][2], list)
+    assert first[0][3] == {"secret": "payload"} and first[0][4] == {"ok": True} and first[0][5] == []
+    changed = [(archive_id, ms, {"sealed": 1}, {"k": "v"}, None, [{"message": "m"}])
+               for archive_id, ms, *_ in first[:2]]
+    store.update_archive_payloads(changed)
+    stored = ArchivedJob.objects.get(archive_id=first[0][0])
+    assert (stored.args, stored.kwargs, stored.result, stored.errors) == ({"sealed": 1}, {"k": "v"}, None,
+                                                                          [{"message": "m"}])
+    assert ArchivedJob.objects.filter(kwargs={"secret": "payload"}).count() == 5
