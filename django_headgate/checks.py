@@ -128,7 +128,6 @@ def check_encryption(app_configs=None, **kwargs):
     QUEUES are queue names, and the ``cryptography`` package is installed (headgate.E050)."""
     from .compliance.encryption import encryption_errors
 
-    raw = getattr(settings, "HEADGATE", {})
-    raw = raw.get("ENCRYPTION") if isinstance(raw, dict) else None
+    values, _ = validate_settings()  # a non-dict ENCRYPTION is headgate.E001's
     return [checks.Error(message, obj="HEADGATE['ENCRYPTION']", id=E_ENCRYPTION)
-            for message in encryption_errors(raw)]
+            for message in encryption_errors(values.get("encryption"))]
