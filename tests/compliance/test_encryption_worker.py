@@ -2,6 +2,7 @@
 process runs its jobs (reading their arguments, writing encrypted results, progress, output and
 errors), get_job and the admin show them decrypted."""
 
+import django
 import pytest
 from django.conf import settings as django_settings
 from django.db import connection
@@ -42,3 +43,19 @@ def test_a_worker_runs_encrypted_jobs_and_every_reader_sees_plaintext(run_manage
         assert f"refused {MARKER}" in page and "$headgate_enc" not in page
         page = admin_client.get(reverse("admin:headgate_job_change", args=[echo.id])).content.decode()
         assert f"working on {MARKER}" in page and "$headgate_enc" not in page
+
+
+@pytest.mark.skipif(django.VERSION < (6, 0), reason="the Django Tasks framework needs Django 6.0")
+def test_the_tasks_backend_reads_an_encrypted_queues_results(run_manage):
+    from tests.testapp import django_tasks
+
+    with encryption_settings(django_settings.HEADGATE, QUEUES=["other"]):
+        result = django_tasks.add.using(queue_name="other").enqueue(MARKER, "-x")
+        with connection.cursor() as cursor:
+            assert MARKER not in raw_rows(cursor, "headgate_job")
+        assert django_tasks.add.get_result(result.id).args == [MARKER, "-x"]
+        done = run_manage("headgate_worker", "--burst", env=encryption_env(subprocess_env(), QUEUES=["other"]))
+        assert done.returncode == 0, done.stderr
+        with connection.cursor() as cursor:
+            assert MARKER not in raw_rows(cursor, "headgate_job")
+        assert django_tasks.add.get_result(result.id).return_value == MARKER + "-x"

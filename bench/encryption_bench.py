@@ -1,0 +1,88 @@
+"""Encrypted queue against a plain one, same round: ``enqueue_many`` and drain.
+
+    python -m bench.encryption_bench --database-url URL [--jobs 10000] [--rounds 3]
+                                     [--concurrency 4] [--out FILE]
+
+Use a scratch database (PostgreSQL, MySQL/MariaDB or SQLite; migrated, its jobs table emptied).
+``HEADGATE["ENCRYPTION"]`` lists the queue ``sealed``; ``plain`` is not encrypted. Each round,
+for ``plain`` then ``sealed``: ``enqueue_many`` of ``--jobs`` ``bench.tasks.echo`` jobs whose
+argument is ~200 bytes of JSON (timed: the call), then one ``headgate_worker --burst
+--concurrency C --queues Q`` process drains them (rate by the store clock, first start to last
+finish: the task decrypts its arguments and its result is encrypted). Reported: the median of
+the rounds per queue and the ratios sealed / plain (the issue's floors: drain >= 0.8,
+``enqueue_many`` >= 0.7).
+"""
+
+import argparse
+import base64
+import json
+import os
+
+from bench.archive_bench import create_database
+from bench.common import bench_env, emit, log, median, rate, run_to_end, timed
+from bench.headgate_bench import clear_jobs, drain_window, setup_django, worker_cmd
+
+ENCRYPTION = {"KEYS": {"bench": base64.urlsafe_b64encode(os.urandom(32)).decode()}, "ACTIVE": "bench",
+              "QUEUES": ["sealed"]}
+PAYLOAD = {"customer": "c-000123", "email": "someone@example.com", "iban": "DE00123456780000000000",
+           "items": [{"sku": f"SKU-{n}", "qty": n} for n in range(4)], "note": "x" * 40}
+
+
+def enqueue_round(queue, jobs):
+    import django_headgate as headgate
+    from django_headgate import JobSpec
+
+    clear_jobs()
+    specs = [JobSpec("bench.tasks.echo", args=(PAYLOAD,), queue=queue) for _ in range(jobs)]
+    _, seconds = timed(headgate.enqueue_many, specs)
+    return rate(jobs, seconds)
+
+
+def drain_round(queue, jobs, concurrency):
+    from django.db import connection
+
+    connection.close()
+    run_to_end(worker_cmd("--burst", "--concurrency", str(concurrency), "--queues", queue), bench_env())
+    window = drain_window()
+    assert window["succeeded"] == jobs, window
+    return rate(jobs, (window["last"] - window["first"]).total_seconds())
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database-url", required=True)
+    parser.add_argument("--jobs", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    if not args.database_url.startswith("sqlite"):
+        create_database(args.database_url)
+    os.environ["HG_BENCH_ENCRYPTION"] = json.dumps(ENCRYPTION)
+    setup_django(args.database_url)
+    warm_up()
+    runs = {"plain": {"enqueue_many": [], "drain": []}, "sealed": {"enqueue_many": [], "drain": []}}
+    for round_ in range(args.rounds):
+        for queue in ("plain", "sealed"):
+            enqueued = enqueue_round(queue, args.jobs)
+            drained = drain_round(queue, args.jobs, args.concurrency)
+            runs[queue]["enqueue_many"].append(enqueued)
+            runs[queue]["drain"].append(drained)
+            log(f"round {round_ + 1} {queue}: enqueue_many {enqueued:,.0f} jobs/s, drain {drained:,.0f} jobs/s")
+    summary = {queue: {what: median(values) for what, values in figures.items()} for queue, figures in runs.items()}
+    ratios = {what: summary["sealed"][what] / summary["plain"][what] for what in ("enqueue_many", "drain")}
+    log(f"median plain {summary['plain']}, sealed {summary['sealed']}; sealed/plain "
+        f"enqueue_many {ratios['enqueue_many']:.2f}, drain {ratios['drain']:.2f}")
+    if args.out:
+        emit({"runs": runs, "median": summary, "ratio": ratios, "jobs": args.jobs,
+              "concurrency": args.concurrency}, args.out)
+
+
+def warm_up():
+    """One small call of each kind first (imports, prepared statements)."""
+    enqueue_round("plain", 50)
+    enqueue_round("sealed", 50)
+
+
+if __name__ == "__main__":
+    main()
