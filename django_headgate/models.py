@@ -417,6 +417,8 @@ class ArchiveKey(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     shredded_at = models.DateTimeField(null=True, blank=True)
     shredded_by = models.CharField(max_length=150, blank=True)
+    #: The maintainer's sealing pass has been through the rows evicted before this (internal).
+    sealed_through_ms = models.BigIntegerField(default=0)
 
     class Meta:
         db_table = "headgate_archive_key"

@@ -18,11 +18,13 @@ import uuid
 
 from ..conf import get_settings
 from ..exceptions import EncryptionUnavailable, ShredRefused
+from ..models import ArchiveKey
 from ..signals import duty_finished
 from ..store import get_store
 from ..store.archive_layout import month_of_ms, month_partition, prepared_layout
 from .archive_keys import MONTH_RE, month_data_key, rewrap_month_keys, shred_month_key
 from .decryption import open_text, open_value
+from .hot_rotation import reencrypt_hot_rows
 from .encryption import is_envelope, keyring, seal_bytes
 
 logger = logging.getLogger(__name__)
@@ -31,34 +33,38 @@ BATCH_SIZE = 500
 SWEEP_DUTY = "retention_sweep"
 #: How far back (ms) a pass re-reads before its cursor: rows a slower sweep committed late.
 CURSOR_MARGIN_MS = 10 * 60 * 1000
-_cursors = {}  # (alias, month) -> (evicted_at_ms, archive_id) sealed through, in this process
+#: Batches of one month a sweep's sealing pass runs at most (the next pass goes on).
+MAX_BATCHES_PER_PASS = 100
+NIL_UUID = uuid.UUID(int=0)
 
 
-def seal_archive_month(month, using=None, after=None):
+def seal_archive_month(month, using=None, after=None, max_batches=None):
     """Encrypt under ``month``'s data key every archived row of the month from the cursor
-    ``after`` on (None: the whole month); returns ``(rows rewritten, cursor)``. A row that cannot
+    ``after`` on (None: the whole month), at most ``max_batches`` batches (None: to the end);
+    returns ``(rows rewritten, cursor reached, whether the end was reached)``. A row that cannot
     be decrypted (its key is no longer in KEYS) is left as it is and logged."""
     alias = using or get_settings().database
     store, partition = get_store(alias), month_partition(int(month[:4]), int(month[4:]))
     name, key = month_data_key(month, alias)
-    rewritten = 0
+    rewritten = batches = 0
     while True:
         with store.atomic():
             rows = store.select_archive_month_payloads(partition.start_ms, partition.end_ms, after, BATCH_SIZE)
             changed = [sealed for sealed in (_sealed_row(row, name, key) for row in rows) if sealed]
             if changed:
                 store.update_archive_payloads(changed)
-        rewritten += len(changed)
+        rewritten, batches = rewritten + len(changed), batches + 1
         if rows:
             after = (rows[-1][1], rows[-1][0])
-        if len(rows) < BATCH_SIZE:
-            return rewritten, after
+        if len(rows) < BATCH_SIZE or (max_batches is not None and batches >= max_batches):
+            return rewritten, after, len(rows) < BATCH_SIZE
 
 
 def seal_recent_archive(using=None):
-    """Seal the rows that entered the archive this month and last month since this process's
-    last pass (the whole months at its first); returns the rows rewritten. Nothing when
-    encryption is not configured."""
+    """Seal the rows that entered the archive this month and last month since the last pass
+    (each month's ``sealed_through_ms``, less ``CURSOR_MARGIN_MS`` for rows a slower sweep
+    committed late), at most ``MAX_BATCHES_PER_PASS`` batches per month; returns the rows
+    rewritten. Nothing when encryption is not configured."""
     if keyring() is None:
         return 0
     alias = using or get_settings().database
@@ -66,12 +72,13 @@ def seal_recent_archive(using=None):
     previous = (year - 1, 12) if month == 1 else (year, month - 1)
     total = 0
     for key in (f"{y:04d}{m:02d}" for y, m in (previous, (year, month))):
-        cursor = _cursors.get((alias, key))
-        if cursor is not None:
-            cursor = (cursor[0] - CURSOR_MARGIN_MS, uuid.UUID(int=0))
-        rewritten, cursor = seal_archive_month(key, alias, cursor)
-        if cursor is not None:
-            _cursors[(alias, key)] = cursor
+        month_data_key(key, alias)
+        through = ArchiveKey.objects.using(alias).filter(month=key).values_list("sealed_through_ms", flat=True)[0]
+        start = (through - CURSOR_MARGIN_MS, NIL_UUID) if through else None
+        rewritten, cursor, _ = seal_archive_month(key, alias, start, MAX_BATCHES_PER_PASS)
+        if cursor is not None and cursor[0] > through:
+            ArchiveKey.objects.using(alias).filter(month=key, sealed_through_ms__lt=cursor[0]).update(
+                sealed_through_ms=cursor[0])
         total += rewritten
     return total
 
@@ -98,17 +105,19 @@ def shred_archive_month(month, *, by="code", override_hold=False, using=None):
     if held and not override_hold:
         raise ShredRefused(f"{held} rows of {month} are under a legal hold; nothing was shredded "
                            "(release the hold, or override it).", reason="held", held_rows=held, month=month)
-    sealed, _ = seal_archive_month(month, alias)
-    row = shred_month_key(month, by, alias)
-    _cursors.pop((alias, month), None)
-    return sealed, row
+    sealed, _, _ = seal_archive_month(month, alias)
+    return sealed, shred_month_key(month, by, alias)
 
 
 def rotate_keys(using=None):
-    """Re-wrap every archive month data key under the ACTIVE key; returns how many were."""
+    """Re-wrap every archive month data key under the ACTIVE key, then re-encrypt the hot rows
+    under it (``hot_rotation.py``); returns ``(data keys re-wrapped, hot rows re-encrypted, hot
+    rows left: running or claimed meanwhile)``."""
     count = rewrap_month_keys(using)
-    logger.info("Archive data keys re-wrapped: %s.", count, extra={"action": "archive_keys_rotated", "rows": count})
-    return count
+    rewritten, skipped = reencrypt_hot_rows(using)
+    logger.info("Keys rotated: %s archive data keys re-wrapped, %s hot rows re-encrypted.", count, rewritten,
+                extra={"action": "keys_rotated", "rows": rewritten, "skipped": skipped})
+    return count, rewritten, skipped
 
 
 def _sealed_row(row, name, key):

@@ -177,12 +177,12 @@ def seal_bytes(data, name=None, key=None):
 
 def sealed_json(value_json, **key):
     """The stored JSON text of the envelope of a JSON text."""
-    return _dump(seal_bytes(value_json.encode("utf-8"), **key))
+    return dump_envelope(seal_bytes(value_json.encode("utf-8"), **key))
 
 
 def sealed_text(text, **key):
     """An envelope's JSON text standing for ``text`` in a text field."""
-    return _dump(seal_bytes(text.encode("utf-8"), **key))
+    return dump_envelope(seal_bytes(text.encode("utf-8"), **key))
 
 
 def stored_payload(task, queue, args_json, kwargs_json, plain_fingerprint):
@@ -191,9 +191,14 @@ def stored_payload(task, queue, args_json, kwargs_json, plain_fingerprint):
     else both envelopes and the keyed fingerprint of the plaintext."""
     if not encrypts(task, queue):
         return args_json, kwargs_json, plain_fingerprint(task, args_json, kwargs_json)
-    digest = hashlib.blake2b(f"{task}\n{args_json}\n{kwargs_json}".encode(), digest_size=32,
-                             key=keyring().fingerprint_key).hexdigest()
-    return sealed_json(args_json), sealed_json(kwargs_json), digest
+    return sealed_json(args_json), sealed_json(kwargs_json), keyed_fingerprint(task, args_json, kwargs_json)
+
+
+def keyed_fingerprint(task, args_json, kwargs_json):
+    """The fingerprint of an encrypted job: keyed BLAKE2b-256 of its plaintext (key derived from
+    the ACTIVE key), the length and alphabet of the plain SHA-256 one."""
+    return hashlib.blake2b(f"{task}\n{args_json}\n{kwargs_json}".encode(), digest_size=32,
+                           key=keyring().fingerprint_key).hexdigest()
 
 
 def seal_outcome(outcome):
@@ -226,7 +231,7 @@ def _b64(data):
     return base64.b64encode(data).decode("ascii")
 
 
-def _dump(envelope):
+def dump_envelope(envelope):
     return json.dumps(envelope, separators=(",", ":"))
 
 

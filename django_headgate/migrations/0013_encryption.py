@@ -23,6 +23,7 @@ class Migration(migrations.Migration):
                 ('created_at', models.DateTimeField(auto_now_add=True)),
                 ('shredded_at', models.DateTimeField(blank=True, null=True)),
                 ('shredded_by', models.CharField(blank=True, max_length=150)),
+                ('sealed_through_ms', models.BigIntegerField(default=0)),
             ],
             options={
                 'db_table': 'headgate_archive_key',

@@ -48,7 +48,7 @@ def archive_dump():
 
 def test_sealed_months_hold_no_plaintext_and_read_back(encrypted):
     ids = marked_rows(SHRED, 7) + marked_rows(KEEP, 3)
-    assert seal_archive_month(SHRED)[0] == 7 and seal_archive_month(KEEP)[0] == 3
+    assert seal_archive_month(SHRED)[:3:2] == (7, True) and seal_archive_month(KEEP)[0] == 3
     assert seal_archive_month(SHRED)[0] == 0  # already sealed: nothing rewritten
     assert MARKER not in archive_dump()
     for archived in ArchivedJob.objects.filter(archive_id__in=ids):
@@ -129,3 +129,22 @@ def test_the_sweep_archives_encrypted_jobs_under_the_month_key(encrypted, store)
     assert all(a.args["key"].startswith("archive:") for a in archived)
     assert sorted(json.dumps(open_job(a).args) for a in archived) == sorted(
         [json.dumps([MARKER, 1]), json.dumps([MARKER])])
+
+
+def test_rotation_reencrypts_hot_rows_and_keeps_their_fingerprints_matching(encrypted, run_manage):
+    from django_headgate.models import Job
+
+    waiting = headgate.enqueue("tests.testapp.tasks.add", args=[MARKER, 1], queue=ENCRYPTED_QUEUE, unique_key="r1")
+    running = headgate.enqueue("tests.testapp.tasks.add", args=[MARKER, 2], queue=ENCRYPTED_QUEUE)
+    plain = headgate.enqueue("tests.testapp.tasks.add", args=[MARKER, 3])
+    Job.objects.filter(id=running.id).update(state="running")
+    done = run_manage("headgate_rotate_keys", env=encryption_env(subprocess_env(), ACTIVE="k2"))
+    assert done.returncode == 0, done.stderr
+    assert "1 hot rows re-encrypted; 1 left" in done.stdout
+    assert Job.objects.get(id=waiting.id).args["key"] == "k2"
+    assert Job.objects.get(id=running.id).args["key"] == "k1"  # its worker still writes: left
+    assert Job.objects.get(id=plain.id).args == [MARKER, 3]  # plaintext rows stay as they are
+    with encryption_settings(django_settings.HEADGATE, KEYS={"k2": KEY_B}, ACTIVE="k2"):  # k1 retired
+        assert headgate.get_job(waiting.id).args == [MARKER, 1]
+        again = headgate.enqueue("tests.testapp.tasks.add", args=[MARKER, 1], queue=ENCRYPTED_QUEUE, unique_key="r1")
+        assert again.id == waiting.id  # the keyed fingerprint was recomputed under k2

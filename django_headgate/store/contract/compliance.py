@@ -137,6 +137,35 @@ class ComplianceContract:
                  json.dumps(errors), self.db_uuid(archive_id), evicted_at_ms]
                 for archive_id, evicted_at_ms, args, kwargs, result, errors in rows])
 
+    @runs("SQL_SELECT_HOT_PAYLOADS")
+    def select_hot_payloads(self, after, limit):
+        """Up to ``limit`` hot rows with an id above ``after`` (None: from
+        the start), in id order: ``[(id, state, attempts, task, args, kwargs, result, progress,
+        output, errors)]``, the JSON decoded. Reads only (key rotation)."""
+        with self.cursor() as cursor:
+            cursor.execute(self.sql.SQL_SELECT_HOT_PAYLOADS, [self.db_uuid(after or NIL_UUID), limit])
+            rows = cursor.fetchall()
+        return [(self.from_db_uuid(row[0]), row[1], row[2], row[3], *(_json(value) for value in row[4:8]),
+                 row[8], _json(row[9])) for row in rows]
+
+    @runs("SQL_UPDATE_HOT_PAYLOADS")
+    def update_hot_payloads(self, rows):
+        """Rewrite hot rows' payloads and fingerprint: ``rows`` as :meth:`select_hot_payloads`
+        returns them with new payloads, and the new fingerprint last. A row whose state or
+        attempts changed since it was read is left as it is; returns the rows rewritten."""
+        changed = 0
+        with self.cursor() as cursor:
+            for job_id, state, attempts, _task, args, kwargs, result, progress, output, errors, fingerprint in rows:
+                cursor.execute(self.sql.SQL_UPDATE_HOT_PAYLOADS, [
+                    json.dumps(args), json.dumps(kwargs), _dump_or_none(result), _dump_or_none(progress), output,
+                    json.dumps(errors), fingerprint, self.db_uuid(job_id), state, attempts])
+                changed += max(cursor.rowcount, 0)
+        return changed
+
+
+def _dump_or_none(value):
+    return None if value is None else json.dumps(value)
+
 
 def _json(value):
     return json.loads(value) if isinstance(value, (str, bytes)) else value

@@ -62,3 +62,7 @@ SQL_SELECT_ARCHIVED_COPIES = erasure.SELECT_ARCHIVED_COPIES
 SQL_SELECT_ARCHIVE_MONTH_PAYLOADS = archive_sealing.SELECT_MONTH_PAYLOADS
 # Rewrite one archived row's payloads (its key, so one partition).
 SQL_UPDATE_ARCHIVE_PAYLOADS = archive_sealing.update_payloads("%s")
+# Hot rows with their payloads, after a cursor (key rotation).
+SQL_SELECT_HOT_PAYLOADS = archive_sealing.SELECT_HOT_PAYLOADS
+# Rewrite one hot row's payloads and fingerprint, guarded by its state and attempts.
+SQL_UPDATE_HOT_PAYLOADS = archive_sealing.update_hot_payloads("%s")

@@ -241,6 +241,10 @@ SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive_held WHERE EX
 -- Terminal hot rows carrying the tag, after a cursor, in primary-key order.
 SELECT id, errors FROM headgate_job WHERE EXISTS (SELECT 1 FROM json_each(headgate_job.tags) WHERE json_each.value = %s) AND state IN ('succeeded', 'dead', 'cancelled') AND id > %s ORDER BY id LIMIT %s
 
+-- name: sqlite.compliance.SQL_SELECT_HOT_PAYLOADS --
+-- Hot rows with their payloads, after a cursor (key rotation).
+SELECT id, state, attempts, task, args, kwargs, result, progress, output, errors FROM headgate_job WHERE id > %s ORDER BY id LIMIT %s
+
 -- name: sqlite.compliance.SQL_SELECT_PRESENT_JOBS --
 -- Listed jobs still in the hot table (primary key).
 SELECT id FROM headgate_job WHERE id IN (%s, %s, %s)
@@ -256,6 +260,10 @@ SELECT id FROM headgate_job WHERE EXISTS (SELECT 1 FROM json_each(headgate_job.t
 -- name: sqlite.compliance.SQL_UPDATE_ARCHIVE_PAYLOADS --
 -- Rewrite one archived row's payloads (its key, so one partition).
 UPDATE headgate_job_archive SET args = %s, kwargs = %s, result = %s, errors = %s WHERE archive_id = %s AND evicted_at_ms = %s
+
+-- name: sqlite.compliance.SQL_UPDATE_HOT_PAYLOADS --
+-- Rewrite one hot row's payloads and fingerprint, guarded by its state and attempts.
+UPDATE headgate_job SET args = %s, kwargs = %s, result = %s, progress = %s, output = %s, errors = %s, fingerprint = COALESCE(%s, fingerprint) WHERE id = %s AND state = %s AND attempts = %s
 
 -- name: sqlite.SQL_GET_BUSY_TIMEOUT --
 -- The connection's wait for the database lock, in milliseconds (SQLite has no statement
