@@ -17,7 +17,7 @@ import logging
 import uuid
 
 from ..conf import get_settings
-from ..exceptions import EncryptionUnavailable, ShredRefused
+from ..exceptions import EncryptionUnavailable, HeadgateError, PayloadShredded, ShredRefused
 from ..models import ArchiveKey
 from ..signals import duty_finished
 from ..store import get_store
@@ -72,7 +72,10 @@ def seal_recent_archive(using=None):
     previous = (year - 1, 12) if month == 1 else (year, month - 1)
     total = 0
     for key in (f"{y:04d}{m:02d}" for y, m in (previous, (year, month))):
-        month_data_key(key, alias)
+        try:
+            month_data_key(key, alias)
+        except PayloadShredded:
+            continue  # last month, shredded: nothing enters it any more
         through = ArchiveKey.objects.using(alias).filter(month=key).values_list("sealed_through_ms", flat=True)[0]
         start = (through - CURSOR_MARGIN_MS, NIL_UUID) if through else None
         rewritten, cursor, _ = seal_archive_month(key, alias, start, MAX_BATCHES_PER_PASS)
@@ -180,7 +183,7 @@ def after_sweep(sender, outcome=None, **kwargs):
     if getattr(sender, "name", None) == SWEEP_DUTY:
         try:
             seal_recent_archive()
-        except EncryptionUnavailable as exc:
+        except HeadgateError as exc:  # the sweep's pass is done; the next pass tries again
             logger.error("Archived rows not sealed: %s", exc.message, extra={"action": "archive_seal_failed"})
 
 
