@@ -46,6 +46,18 @@ def open_value(value):
     return load_json(open_envelope(value).decode("utf-8")) if is_envelope(value) else value
 
 
+def opened_arguments(args_json, kwargs_json):
+    """``(args, kwargs, encrypted)`` of a claimed job's stored JSON: decoded once each, decrypted
+    when envelopes; ``encrypted`` says whether its outcome is to be stored encrypted."""
+    args, kwargs = _decoded(args_json), _decoded(kwargs_json)
+    encrypted = is_envelope(args)
+    return open_value(args), open_value(kwargs), encrypted
+
+
+def _decoded(text):
+    return load_json(text) if isinstance(text, str) else text
+
+
 def opened_json(text):
     """A stored JSON text (or value) decoded, decrypted when it is an envelope."""
     return open_value(load_json(text) if isinstance(text, str) else text)
