@@ -23,6 +23,11 @@ TIME_ZONE = "UTC"
 INSTALLED_APPS = ["django_headgate"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 HEADGATE = {"TASK_MODULES": ["bench.tasks"]}
+# bench/encryption_bench.py: the encrypted queue's keys, for the bench and its worker processes.
+if os.environ.get("HG_BENCH_ENCRYPTION"):
+    import json
+
+    HEADGATE["ENCRYPTION"] = json.loads(os.environ["HG_BENCH_ENCRYPTION"])
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -6,6 +6,7 @@ subclass and leaves the database as it was. ``using`` picks a database alias; th
 which the periodic duty calls too.
 """
 
+from .compliance.decryption import open_job
 from .conf import get_settings
 from .exceptions import InvalidJobState, JobNotFound
 from .jobs.enqueue import enqueue_job, enqueue_jobs
@@ -66,9 +67,10 @@ def enqueue_many(specs, *, using=None):
 
 
 def get_job(job_id, *, using=None):
-    """The hot job with this id, or None. Archived jobs are never returned here."""
+    """The hot job with this id, or None. Archived jobs are never returned here. An encrypted
+    job's payloads are returned decrypted (docs/compliance.md)."""
     using = using or get_settings().database
-    return Job.objects.using(using).filter(pk=check_job_id(job_id)).first()
+    return open_job(Job.objects.using(using).filter(pk=check_job_id(job_id)).first())
 
 
 def _require_job(job_id, using):

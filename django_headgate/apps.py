@@ -12,6 +12,7 @@ class HeadgateConfig(AppConfig):
         from . import checks  # noqa: F401  (registers the system checks)
         from .backends import checks as tasks_backend_checks  # noqa: F401  (headgate.E020)
         from .backends.tasks import register_runner
+        from .compliance.archive_sealing import connect_archive_sealing
         from .compliance.pending import connect_pending_erasures
         from .conf import validate_settings
         from .operations.tracing import connect_tracing
@@ -28,3 +29,4 @@ class HeadgateConfig(AppConfig):
         discover_tasks(values["task_modules"])
         connect_pending_erasures()  # jobs an erasure waited for are erased after each sweep pass
         connect_tracing()  # HEADGATE["TRACING"]: the consumer spans' receivers, only when on
+        connect_archive_sealing()  # newly archived rows go under their month's data key (encryption on)

@@ -117,3 +117,17 @@ def _session_state_warnings(name, alias, database):
             "True: QuerySet.iterator() then needs a server session of its own.",
             hint="Set DISABLE_SERVER_SIDE_CURSORS = True (Django's advice for transaction pooling).",
             obj=name, id=W_POOLING_SESSION_STATE)
+
+
+E_ENCRYPTION = "headgate.E050"
+
+
+@checks.register("headgate")
+def check_encryption(app_configs=None, **kwargs):
+    """HEADGATE["ENCRYPTION"]: KEYS are urlsafe base64 of 32 bytes, ACTIVE is one of them,
+    QUEUES are queue names, and the ``cryptography`` package is installed (headgate.E050)."""
+    from .compliance.encryption import encryption_errors
+
+    values, _ = validate_settings()  # a non-dict ENCRYPTION is headgate.E001's
+    return [checks.Error(message, obj="HEADGATE['ENCRYPTION']", id=E_ENCRYPTION)
+            for message in encryption_errors(values.get("encryption"))]

@@ -141,6 +141,8 @@ FIELDS = (
     *_duty_fields("ARCHIVE_PRUNE", timeout=ARCHIVE_PRUNE_TIMEOUT_DEFAULT),
     Field(("ARCHIVE_PRUNE", "HOLD_MOVE_LIMIT"), 10_000, "int", 0, 1_000_000,
           "Held rows a month's prune moves to headgate_job_archive_held at most (more: refused)."),
+    Field(("ENCRYPTION",), {}, "mapping",
+          doc="Payload encryption at rest: KEYS, ACTIVE, QUEUES (checked by compliance/encryption.py)."),
     Field(("ERASURE", "BATCH_SIZE"), 500, "int", 10, 10_000, "Rows blanked per erasure batch."),
     Field(("ARCHIVE_HORIZON", "ENABLED"), False, "bool",
           doc="Keep the archive's months prepared ahead (DDL: owner role only)."),

@@ -214,3 +214,19 @@ class InvalidConcurrency(InvalidJob):
 
 class InvalidQueueControl(HeadgateError):
     """Invalid queue control (pause, concurrency or rate limit); nothing was changed."""
+
+
+class EncryptionUnavailable(HeadgateError):
+    """Payload encryption is needed but cannot be done: HEADGATE["ENCRYPTION"] is missing or
+    invalid, names an unknown key, or the ``cryptography`` package is not installed
+    (``pip install django-headgate[encryption]``). Nothing was written."""
+
+
+class PayloadShredded(HeadgateError):
+    """The payload was encrypted under an archive month's data key that has been shredded: it
+    can no longer be read by anyone."""
+
+
+class ShredRefused(HeadgateError):
+    """The archive month was not shredded (``reason``: invalid_month, open_month, held,
+    not_configured); nothing was changed."""

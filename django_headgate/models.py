@@ -507,3 +507,26 @@ class Erasure(models.Model):
 
     def __str__(self):
         return f"erasure {self.pk} of tag {self.tag}"
+
+
+class ArchiveKey(models.Model):
+    """The data key of one archive month (DESIGN §18): archived rows' payloads are encrypted
+    under it, and it is stored only wrapped (encrypted) by a key of HEADGATE["ENCRYPTION"]
+    (``key_name``). Shredding empties ``wrapped_key`` and sets ``shredded_at``: the month's
+    payloads can no longer be decrypted by anyone."""
+
+    month = models.CharField(max_length=6, unique=True)  # "YYYYMM"
+    wrapped_key = models.TextField(blank=True)  # the data key's envelope JSON; "" once shredded
+    key_name = models.CharField(max_length=64)  # the HEADGATE["ENCRYPTION"] key that wraps it
+    created_at = models.DateTimeField(auto_now_add=True)
+    shredded_at = models.DateTimeField(null=True, blank=True)
+    shredded_by = models.CharField(max_length=150, blank=True)
+    #: The maintainer's sealing pass has been through the rows evicted before this (internal).
+    sealed_through_ms = models.BigIntegerField(default=0)
+
+    class Meta:
+        db_table = "headgate_archive_key"
+        ordering = ["month"]
+
+    def __str__(self):
+        return f"archive key of {self.month}" + (" (shredded)" if self.shredded_at else "")

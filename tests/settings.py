@@ -1,6 +1,7 @@
 """Settings for the test suite. DATABASE_URL picks the vendor (default: SQLite in a file, so
 worker subprocesses share it)."""
 
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -95,6 +96,9 @@ if os.environ.get("HG_TEST_STARTUP_TIMEOUT"):
 # Erasure subprocesses of the kill-and-resume test (tests/compliance) take small batches.
 if os.environ.get("HG_TEST_ERASURE_BATCH_SIZE"):
     HEADGATE["ERASURE"] = {"BATCH_SIZE": int(os.environ["HG_TEST_ERASURE_BATCH_SIZE"])}
+# Worker subprocesses of the encryption tests (tests/compliance/test_encryption_worker.py).
+if os.environ.get("HG_TEST_ENCRYPTION"):
+    HEADGATE["ENCRYPTION"] = json.loads(os.environ["HG_TEST_ENCRYPTION"])
 # Worker subprocesses whose signal receivers raise BaseExceptions (tests/testapp/raising_receivers.py).
 if os.environ.get("HG_TEST_RAISING_RECEIVERS"):
     HEADGATE["TASK_MODULES"] = [*HEADGATE["TASK_MODULES"], "tests.testapp.raising_receivers"]

@@ -24,6 +24,7 @@ from django.template.response import TemplateResponse
 from django.urls import path
 from django.utils.cache import add_never_cache_headers
 
+from ..compliance.decryption import readable
 from ..models import ArchivedJob
 from . import summaries
 from .display import WITHHELD, error_summaries, format_ms, json_block
@@ -241,10 +242,10 @@ class ArchivedJobAdmin(AllowListedLookups, ViewPermissionFirst, admin.ModelAdmin
             "opts": self.opts,
             "original": archived,
             "reason": reason,
-            "args_block": json_block(payload["args"]),
-            "kwargs_block": json_block(payload["kwargs"]),
-            "result_block": json_block(payload["result"]),
-            "errors_block": json_block(archived.errors) if archived.errors else "-",
+            "args_block": json_block(readable("args", payload["args"])),
+            "kwargs_block": json_block(readable("kwargs", payload["kwargs"])),
+            "result_block": json_block(readable("result", payload["result"])),
+            "errors_block": json_block(readable("errors", archived.errors)) if archived.errors else "-",
             "fingerprint": payload["fingerprint"],
         }
         request.current_app = self.admin_site.name

@@ -27,6 +27,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from .. import api
+from ..compliance.decryption import readable_job
 from ..exceptions import HeadgateError
 from ..flow.waiting import waiting_reason
 from ..models import Job, JobState
@@ -124,6 +125,10 @@ class JobAdmin(BulkJobActions, AllowListedLookups, ViewPermissionFirst, admin.Mo
         if not self.has_payload_permission(request):
             queryset = queryset.defer(*PAYLOAD_COLUMNS, *TASK_TEXT_COLUMNS)
         return queryset
+
+    def get_object(self, request, object_id, from_field=None):
+        """The job, its encrypted payloads decrypted for display (never written back: view-only)."""
+        return readable_job(super().get_object(request, object_id, from_field))
 
     def get_changelist(self, request, **kwargs):
         return JobChangeList

@@ -10,6 +10,8 @@ import functools
 import uuid
 from dataclasses import dataclass, field
 
+from ..compliance.decryption import opened_json
+from ..compliance.encryption import stored_payload
 from ..exceptions import InvalidConcurrency, InvalidJob, InvalidRunAt
 from .ids import uuid7
 from ..models import Job, JobState
@@ -103,6 +105,7 @@ def build_new_job(spec, conf, using, unique_key=None, options=None, is_periodic_
     _, _, args_json, kwargs_json = check_args(spec.args, spec.kwargs or {}, conf.max_payload_bytes)
     run_at = check_run_at(spec.run_at)
     key = None if limit is None else render_concurrency_key(key_option, task, spec.args, spec.kwargs or {})
+    args_json, kwargs_json, fingerprint_ = stored_payload(task, queue, args_json, kwargs_json, fingerprint)
     return NewJob(
         id=check_job_id(spec.job_id),
         queue=queue,
@@ -114,7 +117,7 @@ def build_new_job(spec, conf, using, unique_key=None, options=None, is_periodic_
         delay_seconds=_delay_seconds(run_at, spec.delay),
         max_attempts=max_attempts,
         unique_key=check_unique_key(unique_key, is_periodic_tick=is_periodic_tick),
-        fingerprint=fingerprint(task, args_json, kwargs_json),
+        fingerprint=fingerprint_,
         tags_json=tags_json,
         retention_class=retention_class,
         timeout=timeout,
@@ -195,7 +198,7 @@ def job_instance(new_job, created_at, run_at, using):
     return _loaded_instance(
         Job, using,
         id=new_job.id, queue=new_job.queue, task=new_job.task,
-        args=load_json(new_job.args_json), kwargs=load_json(new_job.kwargs_json),
+        args=opened_json(new_job.args_json), kwargs=opened_json(new_job.kwargs_json),
         priority=new_job.priority, state=JobState.AVAILABLE, run_at=run_at, attempts=0,
         max_attempts=new_job.max_attempts, fence=0, unique_key=new_job.unique_key,
         fingerprint=new_job.fingerprint, errors=[], tags=load_json(new_job.tags_json),

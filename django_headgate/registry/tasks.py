@@ -70,6 +70,7 @@ class RegisteredTask:
     concurrency_limit: int | None = None  # flow control (DESIGN §15): leased jobs per key
     concurrency_key: object = None  # a kwargs template or a callable; None: the task as a whole
     rate_limit: tuple | None = None  # (jobs, window seconds) started across all workers, or None
+    encrypt: bool = False  # payloads stored encrypted (DESIGN §18, compliance/encryption.py)
 
     def enqueue_defaults(self):
         """The options ``enqueue()`` takes from the task when the caller gives none."""
@@ -110,7 +111,7 @@ def _check_timeout(timeout):
 
 
 def _check_options(queue, priority, max_attempts, retention_class, timeout, retry_on, no_retry_on, cron,
-                   backoff=None, concurrency_limit=None, concurrency_key=None, rate_limit=None):
+                   backoff=None, concurrency_limit=None, concurrency_key=None, rate_limit=None, encrypt=False):
     if retention_class is not None and not (isinstance(retention_class, str) and retention_class):
         raise InvalidTaskDefinition(f"retention_class must be a class key (got {retention_class!r}).")
     message = None if cron is None else cron_error(cron)  # HEADGATE["PERIODIC"]'s rule
@@ -129,6 +130,7 @@ def _check_options(queue, priority, max_attempts, retention_class, timeout, retr
         backoff=check_backoff(backoff),
         **_check_concurrency(concurrency_limit, concurrency_key),
         rate_limit=None if rate_limit is None else parse_rate_limit(rate_limit, _rate_option_error),
+        encrypt=_check_encrypt(encrypt),
     )
 
 
@@ -141,6 +143,12 @@ def _check_concurrency(limit, key):
     if key is not None and limit is None:
         raise InvalidTaskOption("concurrency_key needs a concurrency_limit.", option="concurrency_key")
     return {"concurrency_limit": limit, "concurrency_key": check_key_option(key)}
+
+
+def _check_encrypt(encrypt):
+    if not isinstance(encrypt, bool):
+        raise InvalidTaskOption(f"encrypt must be True or False (got {encrypt!r}).", option="encrypt")
+    return encrypt
 
 
 def register_task(func, *, name=None, kind=NATIVE, replace=True, **options):
@@ -165,7 +173,7 @@ def register_task(func, *, name=None, kind=NATIVE, replace=True, **options):
 
 def task(func=None, *, queue=None, priority=None, max_attempts=None, retention_class=None,
          timeout=None, retry_on=(), no_retry_on=(), cron=None, backoff=None, concurrency_limit=None,
-         concurrency_key=None, rate_limit=None):
+         concurrency_key=None, rate_limit=None, encrypt=False):
     """Register a module-level function as a Headgate task; return the function unchanged.
 
     Bare (``@headgate.task``) or with options (``@headgate.task(queue="billing", max_attempts=5)``).
@@ -174,11 +182,13 @@ def task(func=None, *, queue=None, priority=None, max_attempts=None, retention_c
     and ``backoff`` (a dict of ``base``, ``max``, ``jitter``) are its retry rules
     (``retry_rules.py``); ``cron`` is for the periodic duty; ``concurrency_limit`` and
     ``concurrency_key`` limit its leased jobs and ``rate_limit`` ("R/s|m|h") the jobs started
-    per window across all workers (DESIGN §15, ``values/concurrency.py``). Raises
+    per window across all workers (DESIGN §15, ``values/concurrency.py``); ``encrypt=True`` stores
+    its jobs' payloads encrypted (HEADGATE["ENCRYPTION"], docs/compliance.md). Raises
     InvalidTaskOption naming a bad option."""
     options = dict(queue=queue, priority=priority, max_attempts=max_attempts, retention_class=retention_class,
                    timeout=timeout, retry_on=retry_on, no_retry_on=no_retry_on, cron=cron, backoff=backoff,
-                   concurrency_limit=concurrency_limit, concurrency_key=concurrency_key, rate_limit=rate_limit)
+                   concurrency_limit=concurrency_limit, concurrency_key=concurrency_key, rate_limit=rate_limit,
+                   encrypt=encrypt)
 
     def decorate(function):
         register_task(function, **options)

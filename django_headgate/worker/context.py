@@ -4,6 +4,7 @@ import threading
 from dataclasses import dataclass
 from functools import cached_property
 
+from ..compliance.encryption import sealed_json, sealed_output
 from ..conf import MAX_RESULT_BYTES_DEFAULT
 from ..exceptions import ResultTooLarge
 from ..values.payload import dump_json
@@ -29,6 +30,7 @@ class JobContext:
     _output_max_chars: int
     _stopping: object = frozenset()  # the worker's JobControl.stopping: (job_id, fence) pairs
     _max_result_bytes: int = MAX_RESULT_BYTES_DEFAULT
+    _sealed: bool = False  # an encrypted job: progress and output are stored encrypted
 
     @cached_property
     def meta(self):
@@ -50,6 +52,8 @@ class JobContext:
         progress_json = dump_json(storable_value(progress), "progress")
         if len(progress_json) > self._max_result_bytes:
             raise result_too_large("progress", len(progress_json), self._max_result_bytes)
+        if self._sealed:
+            progress_json = sealed_json(progress_json)
         self._store.set_progress(self.job_id, self.fence, progress_json)
 
     def atomic(self):
@@ -73,7 +77,9 @@ class JobContext:
         """Append text to the job's output (the last OUTPUT_MAX_CHARS characters are kept; NUL and
         surrogates become U+FFFD). Only that tail of ``text`` is sent to the database."""
         text = str(text)
-        if len(text) > self._output_max_chars:
+        if self._sealed:
+            text = sealed_output(storable_text(text), self._output_max_chars)
+        elif len(text) > self._output_max_chars:
             text = text[-self._output_max_chars:]
         self._store.append_output(self.job_id, self.fence, storable_text(text), self._output_max_chars)
 

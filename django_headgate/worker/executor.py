@@ -6,9 +6,10 @@ from dataclasses import dataclass
 
 from django.db import connections
 
+from ..compliance.decryption import opened_arguments
+from ..compliance.encryption import is_sealed_json, seal_outcome
 from ..conf import MAX_RESULT_BYTES_DEFAULT, MAX_SNOOZES_DEFAULT
 from ..exceptions import SnoozeLimitExceeded, UnknownTask
-from ..values.payload import load_json
 from ..registry.tasks import get_task
 from ..signals import attempt_outcome, send_job_finished, send_job_started
 from ..snooze import Snooze
@@ -55,27 +56,29 @@ def run_job(claimed, store, worker_id, output_max_chars, max_snoozes=MAX_SNOOZES
     runs jobs inside a test's transaction) leaves the thread's connections open after the task."""
     started = time.monotonic()
     send_job_started(claimed, worker_id)
+    sealed = is_sealed_json(claimed.args_json)
     outcome = _call_task(claimed, store, worker_id, output_max_chars, max_snoozes, stopping, max_result_bytes,
-                         recycle_connections)
+                         recycle_connections, sealed)
     outcome.seconds = time.monotonic() - started
     send_job_finished(claimed, worker_id, attempt_outcome(
         outcome.succeeded, outcome.give_up, claimed.attempt, claimed.max_attempts, snoozed=outcome.is_snooze),
         outcome.seconds)
-    return outcome
+    return seal_outcome(outcome) if sealed else outcome
 
 
 def _call_task(claimed, store, worker_id, output_max_chars, max_snoozes, stopping=frozenset(),
-               max_result_bytes=MAX_RESULT_BYTES_DEFAULT, recycle_connections=True):
+               max_result_bytes=MAX_RESULT_BYTES_DEFAULT, recycle_connections=True, sealed=False):
     _set_current_job(JobContext(
         claimed.id, claimed.queue, claimed.task, claimed.attempt, claimed.max_attempts,
-        claimed.fence, worker_id, store, output_max_chars, stopping, max_result_bytes,
+        claimed.fence, worker_id, store, output_max_chars, stopping, max_result_bytes, sealed,
     ))
     entry = None
     try:
         # Never imports: a path that is not registered is UnregisteredTask (no retries).
         entry = get_task(claimed.task)
         func = entry.func  # a function, or a Django Task (callable)
-        value = func(*load_json(claimed.args_json), **load_json(claimed.kwargs_json))
+        args, kwargs, _ = opened_arguments(claimed.args_json, claimed.kwargs_json)
+        value = func(*args, **kwargs)
         try:
             result_json = json_result(value)
         except (TypeError, ValueError) as exc:

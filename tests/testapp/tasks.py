@@ -31,6 +31,18 @@ def record(token):
     return token
 
 
+@headgate.task(encrypt=True)
+def encrypted_echo(value, fail=False):
+    """An encrypted task (HEADGATE["ENCRYPTION"] must be set to enqueue it): writes ``value`` to
+    its progress and output, then returns it, or raises with it in the message."""
+    job = current_job()
+    job.set_progress({"seen": value})
+    job.append_output(f"working on {value}\n")
+    if fail:
+        raise ValueError(f"refused {value}")
+    return {"echo": value}
+
+
 @headgate.task
 def fail_always(message="boom"):
     raise RuntimeError(message)

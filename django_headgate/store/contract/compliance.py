@@ -112,6 +112,64 @@ class ComplianceContract:
         waiting = [job_id for job_id in job_ids if job_id in present and job_id not in ended_ids]
         return _keyed(ended), _keyed(copies), waiting
 
+    # -- crypto-shredding -----------------------------------------------------------------------
+
+    @runs("SQL_SELECT_ARCHIVE_MONTH_PAYLOADS")
+    def select_archive_month_payloads(self, start_ms, end_ms, after, limit):
+        """Up to ``limit`` archived rows with ``start_ms <= evicted_at_ms < end_ms`` after the
+        cursor ``after`` (``(evicted_at_ms, archive_id)``, or None from the start), in that order:
+        ``[(archive_id, evicted_at_ms, args, kwargs, result, errors)]``, the JSON decoded. Reads
+        only; :meth:`update_archive_payloads` writes them back."""
+        after_ms, after_id = after or (start_ms - 1, NIL_UUID)
+        with self.cursor() as cursor:
+            cursor.execute(self.sql.SQL_SELECT_ARCHIVE_MONTH_PAYLOADS,
+                           [start_ms, end_ms, after_ms, after_ms, self.db_uuid(after_id), limit])
+            rows = cursor.fetchall()
+        return [(self.from_db_uuid(row[0]), int(row[1]), *(_json(value) for value in row[2:])) for row in rows]
+
+    @runs("SQL_UPDATE_ARCHIVE_PAYLOADS")
+    def update_archive_payloads(self, rows):
+        """Rewrite archived rows' payloads: ``rows`` as :meth:`select_archive_month_payloads`
+        returns them, with new args, kwargs, result (None: NULL) and errors."""
+        with self.cursor() as cursor:
+            cursor.executemany(self.sql.SQL_UPDATE_ARCHIVE_PAYLOADS, [
+                [json.dumps(args), json.dumps(kwargs), None if result is None else json.dumps(result),
+                 json.dumps(errors), self.db_uuid(archive_id), evicted_at_ms]
+                for archive_id, evicted_at_ms, args, kwargs, result, errors in rows])
+
+    @runs("SQL_SELECT_HOT_PAYLOADS")
+    def select_hot_payloads(self, after, limit):
+        """Up to ``limit`` hot rows with an id above ``after`` (None: from
+        the start), in id order: ``[(id, state, attempts, task, args, kwargs, result, progress,
+        output, errors)]``, the JSON decoded. Reads only (key rotation)."""
+        with self.cursor() as cursor:
+            cursor.execute(self.sql.SQL_SELECT_HOT_PAYLOADS, [self.db_uuid(after or NIL_UUID), limit])
+            rows = cursor.fetchall()
+        return [(self.from_db_uuid(row[0]), row[1], row[2], row[3], *(_json(value) for value in row[4:8]),
+                 row[8], _json(row[9])) for row in rows]
+
+    @runs("SQL_UPDATE_HOT_PAYLOADS")
+    def update_hot_payloads(self, rows):
+        """Rewrite hot rows' payloads and fingerprint: ``rows`` as :meth:`select_hot_payloads`
+        returns them with new payloads, and the new fingerprint last. A row whose state or
+        attempts changed since it was read is left as it is; returns the rows rewritten."""
+        changed = 0
+        with self.cursor() as cursor:
+            for job_id, state, attempts, _task, args, kwargs, result, progress, output, errors, fingerprint in rows:
+                cursor.execute(self.sql.SQL_UPDATE_HOT_PAYLOADS, [
+                    json.dumps(args), json.dumps(kwargs), _dump_or_none(result), _dump_or_none(progress), output,
+                    json.dumps(errors), fingerprint, self.db_uuid(job_id), state, attempts])
+                changed += max(cursor.rowcount, 0)
+        return changed
+
+
+def _dump_or_none(value):
+    return None if value is None else json.dumps(value)
+
+
+def _json(value):
+    return json.loads(value) if isinstance(value, (str, bytes)) else value
+
 
 def _keyed(rows):
     """Selected ``(key columns..., errors)`` rows as ``[(key values, errors list)]``."""

@@ -1,7 +1,7 @@
 """PostgreSQL store, compliance section: legal holds (jsonb containment of the hold's tag)."""
 
 from ..fragments import ARCHIVE_COLUMNS
-from .. import erasure
+from .. import archive_sealing, erasure
 from ..holds import held_condition
 
 # The hold's tag is one of the row's tags (jsonb containment).
@@ -51,3 +51,14 @@ SQL_SELECT_ENDED_JOBS = erasure.SELECT_ENDED_JOBS
 SQL_SELECT_PRESENT_JOBS = erasure.SELECT_PRESENT_JOBS
 # Archived copies of listed jobs swept before their erasure (headgate_archive_job_idx).
 SQL_SELECT_ARCHIVED_COPIES = erasure.SELECT_ARCHIVED_COPIES
+
+
+# -- crypto-shredding (store/archive_sealing.py builds them) --
+# One month's archived rows with their payloads, after a (evicted_at_ms, archive_id) cursor.
+SQL_SELECT_ARCHIVE_MONTH_PAYLOADS = archive_sealing.SELECT_MONTH_PAYLOADS
+# Rewrite one archived row's payloads (its key, so one partition).
+SQL_UPDATE_ARCHIVE_PAYLOADS = archive_sealing.update_payloads("%s::jsonb")
+# Hot rows with their payloads, after a cursor (key rotation).
+SQL_SELECT_HOT_PAYLOADS = archive_sealing.SELECT_HOT_PAYLOADS
+# Rewrite one hot row's payloads and fingerprint, guarded by its state and attempts.
+SQL_UPDATE_HOT_PAYLOADS = archive_sealing.update_hot_payloads("%s::jsonb")

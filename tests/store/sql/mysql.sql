@@ -513,6 +513,10 @@ SELECT archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerpr
 -- Archived copies of listed jobs swept before their erasure (headgate_archive_job_idx).
 SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive WHERE job_id IN (%s, %s, %s)
 
+-- name: mysql.compliance.SQL_SELECT_ARCHIVE_MONTH_PAYLOADS --
+-- One month's archived rows with their payloads, after a (evicted_at_ms, archive_id) cursor.
+SELECT archive_id, evicted_at_ms, args, kwargs, result, errors FROM headgate_job_archive WHERE evicted_at_ms >= %s AND evicted_at_ms < %s AND (evicted_at_ms > %s OR (evicted_at_ms = %s AND archive_id > %s)) ORDER BY evicted_at_ms, archive_id LIMIT %s
+
 -- name: mysql.compliance.SQL_SELECT_ENDED_JOBS --
 -- Listed jobs an erasure waited for that have ended (primary key).
 SELECT id, errors FROM headgate_job WHERE id IN (%s, %s, %s) AND state IN ('succeeded', 'dead', 'cancelled')
@@ -529,6 +533,10 @@ SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive_held WHERE JS
 -- Terminal hot rows carrying the tag, after a cursor, in primary-key order.
 SELECT id, errors FROM headgate_job WHERE JSON_CONTAINS(headgate_job.tags, JSON_QUOTE(%s)) AND state IN ('succeeded', 'dead', 'cancelled') AND id > %s ORDER BY id LIMIT %s
 
+-- name: mysql.compliance.SQL_SELECT_HOT_PAYLOADS --
+-- Hot rows with their payloads, after a cursor (key rotation).
+SELECT id, state, attempts, task, args, kwargs, result, progress, output, errors FROM headgate_job WHERE id > %s ORDER BY id LIMIT %s
+
 -- name: mysql.compliance.SQL_SELECT_PRESENT_JOBS --
 -- Listed jobs still in the hot table (primary key).
 SELECT id FROM headgate_job WHERE id IN (%s, %s, %s)
@@ -540,6 +548,14 @@ SELECT archive_id FROM headgate_job_archive_held WHERE NOT EXISTS (SELECT 1 FROM
 -- name: mysql.compliance.SQL_SELECT_UNFINISHED_TAGGED --
 -- Hot rows carrying the tag that wait or run (erased when they end), a bounded list of ids.
 SELECT id FROM headgate_job WHERE JSON_CONTAINS(headgate_job.tags, JSON_QUOTE(%s)) AND state NOT IN ('succeeded', 'dead', 'cancelled') LIMIT %s
+
+-- name: mysql.compliance.SQL_UPDATE_ARCHIVE_PAYLOADS --
+-- Rewrite one archived row's payloads (its key, so one partition).
+UPDATE headgate_job_archive SET args = %s, kwargs = %s, result = %s, errors = %s WHERE archive_id = %s AND evicted_at_ms = %s
+
+-- name: mysql.compliance.SQL_UPDATE_HOT_PAYLOADS --
+-- Rewrite one hot row's payloads and fingerprint, guarded by its state and attempts.
+UPDATE headgate_job SET args = %s, kwargs = %s, result = %s, progress = %s, output = %s, errors = %s, fingerprint = COALESCE(%s, fingerprint) WHERE id = %s AND state = %s AND attempts = %s
 
 -- name: mysql.SQL_GET_STATEMENT_BUDGET_MARIADB --
 -- Lock waits in whole seconds: lock_wait_timeout for metadata and table locks, InnoDB's for rows.

@@ -863,6 +863,10 @@ ON CONFLICT (archive_id) DO NOTHING
 -- Archived copies of listed jobs swept before their erasure (headgate_archive_job_idx).
 SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive WHERE job_id IN (%s, %s, %s)
 
+-- name: postgresql.compliance.SQL_SELECT_ARCHIVE_MONTH_PAYLOADS --
+-- One month's archived rows with their payloads, after a (evicted_at_ms, archive_id) cursor.
+SELECT archive_id, evicted_at_ms, args, kwargs, result, errors FROM headgate_job_archive WHERE evicted_at_ms >= %s AND evicted_at_ms < %s AND (evicted_at_ms > %s OR (evicted_at_ms = %s AND archive_id > %s)) ORDER BY evicted_at_ms, archive_id LIMIT %s
+
 -- name: postgresql.compliance.SQL_SELECT_ENDED_JOBS --
 -- Listed jobs an erasure waited for that have ended (primary key).
 SELECT id, errors FROM headgate_job WHERE id IN (%s, %s, %s) AND state IN ('succeeded', 'dead', 'cancelled')
@@ -879,6 +883,10 @@ SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive_held WHERE he
 -- Terminal hot rows carrying the tag, after a cursor, in primary-key order.
 SELECT id, errors FROM headgate_job WHERE headgate_job.tags @> jsonb_build_array(%s::text) AND state IN ('succeeded', 'dead', 'cancelled') AND id > %s ORDER BY id LIMIT %s
 
+-- name: postgresql.compliance.SQL_SELECT_HOT_PAYLOADS --
+-- Hot rows with their payloads, after a cursor (key rotation).
+SELECT id, state, attempts, task, args, kwargs, result, progress, output, errors FROM headgate_job WHERE id > %s ORDER BY id LIMIT %s
+
 -- name: postgresql.compliance.SQL_SELECT_PRESENT_JOBS --
 -- Listed jobs still in the hot table (primary key).
 SELECT id FROM headgate_job WHERE id IN (%s, %s, %s)
@@ -890,6 +898,14 @@ SELECT archive_id FROM headgate_job_archive_held WHERE NOT EXISTS (SELECT 1 FROM
 -- name: postgresql.compliance.SQL_SELECT_UNFINISHED_TAGGED --
 -- Hot rows carrying the tag that wait or run (erased when they end), a bounded list of ids.
 SELECT id FROM headgate_job WHERE headgate_job.tags @> jsonb_build_array(%s::text) AND state NOT IN ('succeeded', 'dead', 'cancelled') LIMIT %s
+
+-- name: postgresql.compliance.SQL_UPDATE_ARCHIVE_PAYLOADS --
+-- Rewrite one archived row's payloads (its key, so one partition).
+UPDATE headgate_job_archive SET args = %s::jsonb, kwargs = %s::jsonb, result = %s::jsonb, errors = %s::jsonb WHERE archive_id = %s AND evicted_at_ms = %s
+
+-- name: postgresql.compliance.SQL_UPDATE_HOT_PAYLOADS --
+-- Rewrite one hot row's payloads and fingerprint, guarded by its state and attempts.
+UPDATE headgate_job SET args = %s::jsonb, kwargs = %s::jsonb, result = %s::jsonb, progress = %s::jsonb, output = %s, errors = %s::jsonb, fingerprint = COALESCE(%s, fingerprint) WHERE id = %s AND state = %s AND attempts = %s
 
 -- name: postgresql.SQL_GET_STATEMENT_BUDGET --
 -- The session's statement_timeout and lock_timeout, read before a budget is set and restored after.

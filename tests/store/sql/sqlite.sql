@@ -446,6 +446,10 @@ SELECT archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerpr
 -- Archived copies of listed jobs swept before their erasure (headgate_archive_job_idx).
 SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive WHERE job_id IN (%s, %s, %s)
 
+-- name: sqlite.compliance.SQL_SELECT_ARCHIVE_MONTH_PAYLOADS --
+-- One month's archived rows with their payloads, after a (evicted_at_ms, archive_id) cursor.
+SELECT archive_id, evicted_at_ms, args, kwargs, result, errors FROM headgate_job_archive WHERE evicted_at_ms >= %s AND evicted_at_ms < %s AND (evicted_at_ms > %s OR (evicted_at_ms = %s AND archive_id > %s)) ORDER BY evicted_at_ms, archive_id LIMIT %s
+
 -- name: sqlite.compliance.SQL_SELECT_ENDED_JOBS --
 -- Listed jobs an erasure waited for that have ended (primary key).
 SELECT id, errors FROM headgate_job WHERE id IN (%s, %s, %s) AND state IN ('succeeded', 'dead', 'cancelled')
@@ -462,6 +466,10 @@ SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive_held WHERE EX
 -- Terminal hot rows carrying the tag, after a cursor, in primary-key order.
 SELECT id, errors FROM headgate_job WHERE EXISTS (SELECT 1 FROM json_each(headgate_job.tags) WHERE json_each.value = %s) AND state IN ('succeeded', 'dead', 'cancelled') AND id > %s ORDER BY id LIMIT %s
 
+-- name: sqlite.compliance.SQL_SELECT_HOT_PAYLOADS --
+-- Hot rows with their payloads, after a cursor (key rotation).
+SELECT id, state, attempts, task, args, kwargs, result, progress, output, errors FROM headgate_job WHERE id > %s ORDER BY id LIMIT %s
+
 -- name: sqlite.compliance.SQL_SELECT_PRESENT_JOBS --
 -- Listed jobs still in the hot table (primary key).
 SELECT id FROM headgate_job WHERE id IN (%s, %s, %s)
@@ -473,6 +481,14 @@ SELECT archive_id FROM headgate_job_archive_held WHERE NOT EXISTS (SELECT 1 FROM
 -- name: sqlite.compliance.SQL_SELECT_UNFINISHED_TAGGED --
 -- Hot rows carrying the tag that wait or run (erased when they end), a bounded list of ids.
 SELECT id FROM headgate_job WHERE EXISTS (SELECT 1 FROM json_each(headgate_job.tags) WHERE json_each.value = %s) AND state NOT IN ('succeeded', 'dead', 'cancelled') LIMIT %s
+
+-- name: sqlite.compliance.SQL_UPDATE_ARCHIVE_PAYLOADS --
+-- Rewrite one archived row's payloads (its key, so one partition).
+UPDATE headgate_job_archive SET args = %s, kwargs = %s, result = %s, errors = %s WHERE archive_id = %s AND evicted_at_ms = %s
+
+-- name: sqlite.compliance.SQL_UPDATE_HOT_PAYLOADS --
+-- Rewrite one hot row's payloads and fingerprint, guarded by its state and attempts.
+UPDATE headgate_job SET args = %s, kwargs = %s, result = %s, progress = %s, output = %s, errors = %s, fingerprint = COALESCE(%s, fingerprint) WHERE id = %s AND state = %s AND attempts = %s
 
 -- name: sqlite.SQL_GET_BUSY_TIMEOUT --
 -- The connection's wait for the database lock, in milliseconds (SQLite has no statement

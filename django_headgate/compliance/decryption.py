@@ -1,0 +1,135 @@
+"""Reading encrypted payloads (DESIGN §18): the envelopes ``encryption.py`` writes, decrypted.
+
+Plaintext values pass through unchanged, so rows written before encryption was enabled (or of
+queues it does not cover) read as before. ``open_*`` raise EncryptionUnavailable (key not in
+KEYS, ciphertext altered) or PayloadShredded (an archive month's data key was destroyed);
+``readable*`` are for displays and show why instead of raising.
+"""
+
+import base64
+import binascii
+import json
+
+from ..exceptions import EncryptionUnavailable, PayloadShredded
+from ..values.payload import load_json
+from .encryption import ARCHIVE_KEY_PREFIX, MARKER, SETTING, InvalidTag, is_envelope, keyring
+
+
+
+
+def open_envelope(envelope):
+    """The plaintext bytes of an envelope. Raises EncryptionUnavailable (key unknown, or the
+    ciphertext does not authenticate) and PayloadShredded (its archive month key is destroyed)."""
+    name = envelope.get("key")
+    try:
+        nonce, ct = base64.b64decode(envelope["nonce"]), base64.b64decode(envelope["ct"])
+    except (KeyError, TypeError, binascii.Error, ValueError):
+        raise EncryptionUnavailable("A stored envelope is damaged.") from None
+    if isinstance(name, str) and name.startswith(ARCHIVE_KEY_PREFIX):
+        from .archive_keys import month_cipher  # noqa: PLC0415 - same package, a lazy lookup
+        cipher = month_cipher(name)
+    else:
+        ring = keyring()
+        if ring is None or name not in ring.keys:
+            raise EncryptionUnavailable(f"A payload is encrypted under key {name!r}, which "
+                                        f"{SETTING}['KEYS'] does not hold.")
+        cipher = ring.cipher(name)
+    try:
+        return cipher.decrypt(nonce, ct, None)
+    except InvalidTag:
+        raise EncryptionUnavailable(f"A payload under key {name!r} does not decrypt: wrong key "
+                                    "or altered ciphertext.") from None
+
+
+def open_value(value):
+    """A JSON column's value with an envelope replaced by the decrypted value."""
+    return load_json(open_envelope(value).decode("utf-8")) if is_envelope(value) else value
+
+
+def opened_arguments(args_json, kwargs_json):
+    """``(args, kwargs, encrypted)`` of a claimed job's stored JSON: decoded once each, decrypted
+    when envelopes; ``encrypted`` says whether its outcome is to be stored encrypted."""
+    args, kwargs = _decoded(args_json), _decoded(kwargs_json)
+    encrypted = is_envelope(args)
+    return open_value(args), open_value(kwargs), encrypted
+
+
+def _decoded(text):
+    return load_json(text) if isinstance(text, str) else text
+
+
+def opened_json(text):
+    """A stored JSON text (or value) decoded, decrypted when it is an envelope."""
+    return open_value(load_json(text) if isinstance(text, str) else text)
+
+
+def open_text(text):
+    """A text field's value, decrypted when it is an envelope's JSON text."""
+    if isinstance(text, str) and text.startswith("{") and MARKER in text:
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return text
+        if is_envelope(value):
+            return open_envelope(value).decode("utf-8")
+    return text
+
+
+def open_output(output):
+    """An output of envelope lines decrypted and joined; a line cut by the tail limit is dropped."""
+    if not isinstance(output, str) or MARKER not in output:
+        return output
+    parts = []
+    for line in output.split("\n"):
+        opened = open_text(line)
+        if opened is line and MARKER in line:
+            continue  # the head of an envelope the tail limit cut
+        parts.append(opened)
+    return "".join(parts)
+
+
+def open_errors(errors):
+    return [{k: open_text(v) if k in ("message", "traceback") else v for k, v in entry.items()}
+            if isinstance(entry, dict) else entry for entry in errors or []]
+
+
+_OPENERS = {"args": open_value, "kwargs": open_value, "result": open_value, "progress": open_value,
+            "output": open_output, "errors": open_errors}
+#: What a display shows for a payload under a shredded archive month key.
+SHREDDED = "shredded (its archive month's data key was destroyed)"
+
+
+def open_job(job):
+    """Decrypt, in place, the loaded payload fields of a Job or ArchivedJob instance; returns it
+    (None stays None). Raises EncryptionUnavailable or PayloadShredded."""
+    if job is not None:
+        for name in _loaded_payload_fields(job):
+            setattr(job, name, _OPENERS[name](getattr(job, name)))
+    return job
+
+
+def readable_job(job):
+    """:func:`open_job` for a display (the admin): a field that cannot be decrypted shows
+    :data:`SHREDDED` or why, instead of raising."""
+    if job is not None:
+        for name in _loaded_payload_fields(job):
+            setattr(job, name, readable(name, getattr(job, name)))
+    return job
+
+
+def readable(name, value):
+    """Field ``name``'s stored ``value`` decrypted, or the text saying why it cannot be."""
+    if name == "errors":
+        return [{k: readable("message", v) if k in ("message", "traceback") else v for k, v in entry.items()}
+                if isinstance(entry, dict) else entry for entry in value or []]
+    try:
+        return (open_text if name in ("message", "traceback") else _OPENERS[name])(value)
+    except PayloadShredded:
+        return SHREDDED
+    except EncryptionUnavailable as exc:
+        return f"cannot be decrypted: {exc}"
+
+
+def _loaded_payload_fields(job):
+    deferred = job.get_deferred_fields()
+    return [name for name in _OPENERS if name not in deferred and hasattr(job, name)]
