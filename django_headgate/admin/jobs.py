@@ -14,6 +14,10 @@ take an object id check the view permission before looking the object up, so a m
 a forbidden one answer alike (no existence oracle). URL filters are accepted on
 :data:`FILTERABLE_FIELDS` only (never on a payload, ``output`` or ``errors``, whoever asks), and
 every button is written to the admin log (one ``LogEntry`` per job; one per list action).
+
+Past 300 lines: the one ModelAdmin of the hot table, whose fieldsets and read-only displays carry
+every feature's columns (flow control, meta, workflows, the decrypted reveal); its actions,
+filters, paging and display helpers are modules of their own.
 """
 
 import json
