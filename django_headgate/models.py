@@ -90,7 +90,9 @@ class Job(models.Model):
     depends_on = models.JSONField(null=True, blank=True)
     waiting_for = models.IntegerField(null=True, blank=True)
     on_parent_failure = models.CharField(max_length=8, null=True, blank=True)
-    batch_id = models.UUIDField(null=True, blank=True)  # a member of headgate_batch
+    # A member of headgate_batch; indexed by migration 0012 (headgate_job_batch_idx, partial where
+    # the vendor can), not here: MariaDB would warn on every command that the condition is ignored.
+    batch_id = models.UUIDField(null=True, blank=True)
     # Flow control (DESIGN §15): at most concurrency_limit leased jobs per key (NULL: no limit).
     concurrency_key = models.CharField(max_length=255, null=True, blank=True)
     concurrency_limit = models.IntegerField(null=True, blank=True)
@@ -105,8 +107,6 @@ class Job(models.Model):
             models.Index(fields=["state", "-priority", "run_at"], name="headgate_job_claim_any_idx"),
             # Retention sweep: expires_at <= now (NULL for non-terminal and 'forever' rows).
             models.Index(fields=["expires_at"], name="headgate_job_expires_idx"),
-            # A batch's members (partial where the vendor can: jobs outside batches add no entry).
-            models.Index(fields=["batch_id"], name="headgate_job_batch_idx", condition=models.Q(batch_id__isnull=False)),
             # Flow control: running rows of a key (the count), held-back rows of a key in claim order.
             models.Index(fields=["concurrency_key", "state", "-priority", "run_at"], name="headgate_job_flow_key_idx"),
         ]
