@@ -280,16 +280,9 @@ class WorkerHeartbeat(models.Model):
         return self.worker_id
 
 
-class ArchivedJob(models.Model):
-    """An audit copy of an evicted terminal job in the cold archive ``headgate_job_archive``.
-
-    Written only by the retention sweep (queues with an :class:`ArchivePolicy`) and removed only
-    by pruning a whole closed month. The table is partitioned by the store-time month of
-    ``evicted_at_ms`` and its database primary key is ``(archive_id, evicted_at_ms)``; Django
-    treats ``archive_id`` (unique on its own: a random UUID) as the primary key. The schema is
-    hand-written in migration ``0002_job_archive``: never let Django alter this table.
-    ``args``, ``kwargs`` and ``result`` are payloads: sensitive data.
-    """
+class ArchivedJobColumns(models.Model):
+    """The columns of an archived job, shared by the archive and the rows a legal hold keeps past
+    their month's prune (:class:`HeldArchivedJob`): one list, so the two tables cannot drift."""
 
     archive_id = models.UUIDField(primary_key=True)
     job_id = models.UUIDField()
@@ -315,6 +308,22 @@ class ArchivedJob(models.Model):
         output_field=models.BigIntegerField(),
         db_persist=True,
     )
+
+    class Meta:
+        abstract = True
+
+
+class ArchivedJob(ArchivedJobColumns):
+    """An audit copy of an evicted terminal job in the cold archive ``headgate_job_archive``.
+
+    Written only by the retention sweep (queues with an :class:`ArchivePolicy`) and removed only
+    by pruning a whole closed month. The table is partitioned by the store-time month of
+    ``evicted_at_ms`` and its database primary key is ``(archive_id, evicted_at_ms)``; Django
+    treats ``archive_id`` (unique on its own: a random UUID) as the primary key. The schema is
+    hand-written in migration ``0002_job_archive``: never let Django alter this table.
+    ``args``, ``kwargs`` and ``result`` are payloads: sensitive data.
+    """
+
 
     class Meta:
         db_table = "headgate_job_archive"
@@ -448,32 +457,10 @@ class LegalHoldJob(models.Model):
         ]
 
 
-class HeldArchivedJob(models.Model):
+class HeldArchivedJob(ArchivedJobColumns):
     """An archived job kept past its month's prune because a legal hold covered it: pruning a
     month moves its held rows here (same columns as :class:`ArchivedJob`) before the TRUNCATE.
     Rows whose holds are all released go when ``release_hold`` runs."""
-
-    archive_id = models.UUIDField(primary_key=True)
-    job_id = models.UUIDField()
-    queue = models.CharField(max_length=64)
-    task = models.CharField(max_length=255)
-    args = models.JSONField(default=list)
-    kwargs = models.JSONField(default=dict)
-    errors = models.JSONField(default=list)
-    attempts = models.IntegerField()
-    fingerprint = models.CharField(max_length=64)
-    terminal_state = models.CharField(max_length=16, choices=[(s.value, s.label) for s in TERMINAL_STATES])
-    result = models.JSONField(null=True, blank=True)
-    tags = models.JSONField(default=list)
-    created_at = models.DateTimeField()
-    finished_at = models.DateTimeField(null=True, blank=True)
-    evicted_at_ms = models.BigIntegerField()
-    archive_retention_ms = models.BigIntegerField()
-    expires_at_ms = models.GeneratedField(
-        expression=models.F("evicted_at_ms") + models.F("archive_retention_ms"),
-        output_field=models.BigIntegerField(),
-        db_persist=True,
-    )
 
     class Meta:
         db_table = "headgate_job_archive_held"

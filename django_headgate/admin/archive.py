@@ -28,7 +28,7 @@ from ..compliance.decryption import readable
 from ..models import ArchivedJob
 from . import summaries
 from .display import WITHHELD, error_summaries, format_ms, json_block
-from .guards import AllowListedLookups, ViewPermissionFirst
+from .guards import AllowListedLookups, ReadOnly, ViewPermissionFirst
 from .legal_holds import mark_held
 from .paging import ProbeChangeList, ProbePaginator, requested_page
 from .replay import can_replay, replay_view
@@ -105,7 +105,7 @@ class ArchiveChangeList(ProbeChangeList):
         mark_held(self.result_list, self.queryset.db)  # the "held" column (DESIGN §18)
 
 
-class ArchivedJobAdmin(AllowListedLookups, ViewPermissionFirst, admin.ModelAdmin):
+class ArchivedJobAdmin(ReadOnly, AllowListedLookups, ViewPermissionFirst, admin.ModelAdmin):
     list_display = (
         "job_id", "task", "queue", "terminal_state", "attempts", "finished_at", "evicted_at",
         "kept_until", "held",
@@ -123,16 +123,7 @@ class ArchivedJobAdmin(AllowListedLookups, ViewPermissionFirst, admin.ModelAdmin
     change_list_template = "admin/headgate/archivedjob/change_list.html"
     change_form_template = "admin/headgate/archivedjob/change_form.html"
 
-    # -- read-only ------------------------------------------------------------------------------
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
+    # -- permissions (read-only: guards.ReadOnly) ---------------------------------------------
 
     @staticmethod
     def has_payload_permission(request):

@@ -7,10 +7,11 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from ..models import Batch
+from .guards import ReadOnly
 
 
 @admin.register(Batch)
-class BatchAdmin(admin.ModelAdmin):
+class BatchAdmin(ReadOnly, admin.ModelAdmin):
     list_display = ("id", "progress", "succeeded", "dead", "cancelled", "created_at", "finished_at", "members")
     readonly_fields = ("id", "progress", "total", "succeeded", "dead", "cancelled", "created_at", "finished_at",
                        "members", "callbacks")
@@ -21,15 +22,6 @@ class BatchAdmin(admin.ModelAdmin):
 
     def has_view_permission(self, request, obj=None):
         return request.user.has_perm("headgate.view_job")
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
     @admin.display(description="progress")
     def progress(self, batch):

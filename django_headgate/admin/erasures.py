@@ -5,25 +5,16 @@ headgate_erase`` or ``headgate.erase()``, never here; the records are never chan
 from django.contrib import admin
 
 from ..models import Erasure
-from .guards import ViewPermissionFirst
+from .guards import ReadOnly, ViewPermissionFirst
 
 
 @admin.register(Erasure)
-class ErasureAdmin(ViewPermissionFirst, admin.ModelAdmin):
+class ErasureAdmin(ReadOnly, ViewPermissionFirst, admin.ModelAdmin):
     list_display = ("id", "tag", "requested_by", "started_at", "finished_at", "rows_blanked", "override_hold")
     fields = ("tag", "reason", "requested_by", "override_hold", "counts", "started_at", "finished_at")
     readonly_fields = fields
     search_fields = ("tag",)
     actions = None
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
     @admin.display(description="rows blanked")
     def rows_blanked(self, record):

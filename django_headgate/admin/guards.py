@@ -1,4 +1,4 @@
-"""Guards shared by Headgate's model admins: permission checks before any lookup (no existence
+"""Guards shared by Headgate's model admins: read-only admins, permission checks before any lookup (no existence
 oracle) and URL filters on allow-listed columns only.
 
 Django's admin looks some objects up before it checks the view permission (``history_view``
@@ -14,6 +14,20 @@ their list filters' own parameters; anything else, a column added later included
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 from django.db.models.constants import LOOKUP_SEP
+
+
+class ReadOnly:
+    """ModelAdmin mixin: nothing is added, changed or deleted through this admin (the store
+    writes these tables; buttons and actions that act go through the API)."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 class ViewPermissionFirst:

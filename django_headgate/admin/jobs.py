@@ -39,7 +39,7 @@ from .bulk_actions import BulkJobActions, matching_count
 from .dashboard import dashboard_view
 from .periodic import periodic_operate_view, periodic_view
 from .display import WITHHELD, compact_datetime, error_blocks, error_summaries, json_block, text_block
-from .guards import AllowListedLookups, ViewPermissionFirst
+from .guards import AllowListedLookups, ReadOnly, ViewPermissionFirst
 from .paging import ProbeChangeList, ProbePaginator, requested_page
 from . import summaries
 from .filters import QueueFilter, RetentionClassFilter, TaskFilter
@@ -80,7 +80,7 @@ class JobChangeList(ProbeChangeList):
             self.result_count = total
 
 
-class JobAdmin(BulkJobActions, AllowListedLookups, ViewPermissionFirst, admin.ModelAdmin):
+class JobAdmin(BulkJobActions, ReadOnly, AllowListedLookups, ViewPermissionFirst, admin.ModelAdmin):
     # What an operator scans for, in 1280 px with the filter sidebar: state, attempts and times
     # before the long task path (which wraps); the id shows its last, random group (the full id
     # is the link's title and the detail page's heading); priority and retention class are
@@ -105,15 +105,6 @@ class JobAdmin(BulkJobActions, AllowListedLookups, ViewPermissionFirst, admin.Mo
     change_form_template = "admin/headgate/job/change_form.html"
 
     # -- permissions: view-only model admin; actions need change_job ----------------------------
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
     def has_operate_permission(self, request):
         return request.user.has_perm(OPERATE_PERMISSION)

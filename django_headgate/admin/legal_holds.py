@@ -18,7 +18,7 @@ from ..compliance.holds import check_hold_target, hold, release_hold
 from ..exceptions import InvalidHold
 from ..models import HeldArchivedJob, LegalHold, LegalHoldJob
 from .display import format_ms
-from .guards import ViewPermissionFirst
+from .guards import ReadOnly, ViewPermissionFirst
 
 MANAGE_PERMISSION = "headgate.manage_legal_hold"
 
@@ -96,7 +96,7 @@ class LegalHoldAdmin(ViewPermissionFirst, admin.ModelAdmin):
 
 
 @admin.register(HeldArchivedJob)
-class HeldArchivedJobAdmin(ViewPermissionFirst, admin.ModelAdmin):
+class HeldArchivedJobAdmin(ReadOnly, ViewPermissionFirst, admin.ModelAdmin):
     list_display = ("job_id", "task", "queue", "terminal_state", "held", "evicted_at", "tags")
     fields = ("job_id", "archive_id", "task", "queue", "terminal_state", "attempts", "tags",
               "created_at", "finished_at", "evicted_at", "held")
@@ -106,15 +106,6 @@ class HeldArchivedJobAdmin(ViewPermissionFirst, admin.ModelAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).defer("args", "kwargs", "result", "errors", "fingerprint")
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
     @admin.display(description="held")
     def held(self, row):
