@@ -25,10 +25,12 @@ def assert_spread_at_ten_per_second(label):
     assert len(runs) == 50
     span = runs[-1][1] - runs[0][0]
     assert 4 <= span <= 7, span
-    # The limit counts claims per window; a start follows its claim by the hand-over to a
-    # thread (milliseconds), so a span a little shorter than the window holds at most 10 starts.
+    # The limit counts claims per window, and a window opens at the first claim after the last
+    # one closed (docs/flow-control.md): the end of one window and the start of the next can
+    # fall within less than a second, so a span shorter than a window holds at most two
+    # windows' worth (a start follows its claim by milliseconds); never three.
     for first, _ in runs:
-        assert sum(1 for start, _ in runs if first <= start < first + 0.9) <= 10
+        assert sum(1 for start, _ in runs if first <= start < first + 0.9) <= 20
     assert set(Job.objects.values_list("state", "attempts")) == {("succeeded", 1)}
 
 
