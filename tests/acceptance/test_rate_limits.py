@@ -11,6 +11,8 @@ from tests.testapp.models import RunInterval
 
 pytestmark = pytest.mark.acceptance
 
+START_LAG = 0.2  # seconds a start may trail its claim: a thread hand-off, far below a window
+
 
 def drain(spawn, vendor):
     workers = [spawn("headgate_worker", "--burst", "--concurrency", "8", "--worker-id", f"w{n}")
@@ -24,7 +26,11 @@ def assert_spread_at_ten_per_second(label):
     runs = sorted(RunInterval.objects.filter(label=label).values_list("started_at", "ended_at"))
     assert len(runs) == 50
     span = runs[-1][1] - runs[0][0]
-    assert 4 <= span <= 7, span
+    # Five windows open at least a second apart by the store's clock, so the fifth window's
+    # claims come at least 4 s after the first's. The spans are read off the tasks' own starts,
+    # which follow their claims by a thread hand-off: the first start can lag its claim by more
+    # than the last one does (a CI run saw 3.989 s), so allow that hand-off, not a window.
+    assert 4 - START_LAG <= span <= 7, span
     # The limit counts claims per window, and a window opens at the first claim after the last
     # one closed (docs/flow-control.md): the end of one window and the start of the next can
     # fall within less than a second, so a span shorter than a window holds at most two
