@@ -44,15 +44,18 @@ def member(token, seconds=0.0):
 
 
 @headgate.task(max_attempts=2)
-def write_atomically(token, first_attempt_seconds=0.0):
+def write_atomically(token, first_attempt_seconds=0.0, linger_before_block=False):
     """Writes a SideEffect and succeeds in one transaction (``current_job().atomic()``); the
-    first attempt lingers inside the block for ``first_attempt_seconds``."""
+    first attempt lingers for ``first_attempt_seconds`` inside the block, or just before it with
+    ``linger_before_block`` (SQLite: an open write transaction would hold the whole database)."""
     import time
 
     job = current_job()
+    if linger_before_block and job.attempt == 1:
+        time.sleep(first_attempt_seconds)
     with job.atomic() as block:
         _record(token)
-        if job.attempt == 1:
+        if job.attempt == 1 and not linger_before_block:
             time.sleep(first_attempt_seconds)
         block.result = {"token": token, "attempt": job.attempt}
 
