@@ -499,7 +499,7 @@ SELECT count(*) FROM headgate_job_archive PARTITION (`p202501`) WHERE EXISTS (SE
 -- Rows carrying the tag under a legal hold, in the three tables.
 SELECT (SELECT count(*) FROM headgate_job WHERE JSON_CONTAINS(headgate_job.tags, JSON_QUOTE(%s)) AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (JSON_CONTAINS(headgate_job.tags, JSON_QUOTE(headgate_legal_hold.tag)) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job.id)))) + (SELECT count(*) FROM headgate_job_archive WHERE JSON_CONTAINS(headgate_job_archive.tags, JSON_QUOTE(%s)) AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (JSON_CONTAINS(headgate_job_archive.tags, JSON_QUOTE(headgate_legal_hold.tag)) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive.job_id)))) + (SELECT count(*) FROM headgate_job_archive_held WHERE JSON_CONTAINS(headgate_job_archive_held.tags, JSON_QUOTE(%s)) AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (JSON_CONTAINS(headgate_job_archive_held.tags, JSON_QUOTE(headgate_legal_hold.tag)) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive_held.job_id))))
 
--- name: mysql.compliance.SQL_DELETE_HELD_ROWS --
+-- name: holds.SQL_DELETE_HELD_ROWS --
 -- Delete held-table rows by primary key.
 DELETE FROM headgate_job_archive_held WHERE archive_id IN (%s, %s, %s)
 
@@ -509,7 +509,7 @@ DELETE FROM headgate_job_archive_held WHERE archive_id IN (%s, %s, %s)
 INSERT IGNORE INTO headgate_job_archive_held (archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, result, tags, created_at, finished_at, evicted_at_ms, archive_retention_ms)
 SELECT archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, result, tags, created_at, finished_at, evicted_at_ms, archive_retention_ms FROM headgate_job_archive PARTITION (`p202501`) WHERE EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (JSON_CONTAINS(headgate_job_archive.tags, JSON_QUOTE(headgate_legal_hold.tag)) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive.job_id)))
 
--- name: mysql.compliance.SQL_SELECT_ARCHIVED_COPIES --
+-- name: erasure.SQL_SELECT_ARCHIVED_COPIES --
 -- Archived copies of listed jobs swept before their erasure (headgate_archive_job_idx).
 SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive WHERE job_id IN (%s, %s, %s)
 
@@ -517,7 +517,7 @@ SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive WHERE job_id 
 -- One month's archived rows with their payloads, after a (evicted_at_ms, archive_id) cursor.
 SELECT archive_id, evicted_at_ms, args, kwargs, result, errors FROM headgate_job_archive WHERE evicted_at_ms >= %s AND evicted_at_ms < %s AND (evicted_at_ms > %s OR (evicted_at_ms = %s AND archive_id > %s)) ORDER BY evicted_at_ms, archive_id LIMIT %s
 
--- name: mysql.compliance.SQL_SELECT_ENDED_JOBS --
+-- name: erasure.SQL_SELECT_ENDED_JOBS --
 -- Listed jobs an erasure waited for that have ended (primary key).
 SELECT id, errors FROM headgate_job WHERE id IN (%s, %s, %s) AND state IN ('succeeded', 'dead', 'cancelled')
 
@@ -537,7 +537,7 @@ SELECT id, errors FROM headgate_job WHERE JSON_CONTAINS(headgate_job.tags, JSON_
 -- Hot rows with their payloads, after a cursor (key rotation).
 SELECT id, state, attempts, task, args, kwargs, result, progress, output, errors FROM headgate_job WHERE id > %s ORDER BY id LIMIT %s
 
--- name: mysql.compliance.SQL_SELECT_PRESENT_JOBS --
+-- name: erasure.SQL_SELECT_PRESENT_JOBS --
 -- Listed jobs still in the hot table (primary key).
 SELECT id FROM headgate_job WHERE id IN (%s, %s, %s)
 
