@@ -98,7 +98,7 @@ UPDATE headgate_job SET progress = %s WHERE id = %s AND fence = %s AND state = '
 -- held back by a limit).
 UPDATE headgate_job SET state = 'cancelled', finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND, lease_owner = NULL, lease_expires_at = NULL WHERE id IN (%s, %s, %s) AND state IN ('available', 'waiting', 'held_back')
 
--- name: mysql.operations.SQL_OPERATION_DISCARD --
+-- name: operation_fragments.SQL_OPERATION_DISCARD --
 -- Delete the selected jobs that never ran (primary key; the rule is checked again).
 DELETE FROM headgate_job WHERE id IN (%s, %s, %s) AND state IN (%s, %s) AND attempts = 0 AND snoozes IS NULL
 
@@ -106,7 +106,7 @@ DELETE FROM headgate_job WHERE id IN (%s, %s, %s) AND state IN (%s, %s) AND atte
 -- Request the abort of the selected running jobs (primary key; still running).
 UPDATE headgate_job SET abort_requested_at = COALESCE(abort_requested_at, UTC_TIMESTAMP(6)) WHERE id IN (%s, %s, %s) AND state = 'running'
 
--- name: mysql.operations.SQL_OPERATION_RESCHEDULE --
+-- name: operation_fragments.SQL_OPERATION_RESCHEDULE --
 -- Move the selected waiting jobs to a bound time (primary key; still available).
 UPDATE headgate_job SET run_at = %s WHERE id IN (%s, %s, %s) AND state = 'available'
 
@@ -123,7 +123,7 @@ UPDATE headgate_job SET run_at = UTC_TIMESTAMP(6) WHERE id IN (%s, %s, %s) AND s
 -- Lock a batch of matching jobs, skipping rows a worker holds (primary key order).
 SELECT id FROM headgate_job WHERE state IN (%s, %s) AND attempts = 0 AND snoozes IS NULL AND id > %s AND queue = %s ORDER BY id LIMIT %s FOR UPDATE SKIP LOCKED
 
--- name: mysql.operations.SQL_OPERATION_SELECT_UNLOCKED --
+-- name: operation_fragments.SQL_OPERATION_SELECT_UNLOCKED --
 -- Read a page of matching jobs without locking them (list, dry run).
 SELECT id FROM headgate_job WHERE state IN (%s, %s) AND attempts = 0 AND snoozes IS NULL AND id > %s AND queue = %s ORDER BY id LIMIT %s
 

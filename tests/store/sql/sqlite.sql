@@ -96,7 +96,7 @@ UPDATE headgate_job SET progress = %s WHERE id = %s AND fence = %s AND state = '
 -- held back by a limit).
 UPDATE headgate_job SET state = 'cancelled', finished_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'), expires_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', (SELECT '+' || (rc.duration / 1000000.0) || ' seconds' FROM headgate_retention_class rc WHERE rc."key" = headgate_job.retention_class)), lease_owner = NULL, lease_expires_at = NULL WHERE id IN (%s, %s, %s) AND state IN ('available', 'waiting', 'held_back')
 
--- name: sqlite.operations.SQL_OPERATION_DISCARD --
+-- name: operation_fragments.SQL_OPERATION_DISCARD --
 -- Delete the selected jobs that never ran (primary key; the rule is checked again).
 DELETE FROM headgate_job WHERE id IN (%s, %s, %s) AND state IN (%s, %s) AND attempts = 0 AND snoozes IS NULL
 
@@ -104,7 +104,7 @@ DELETE FROM headgate_job WHERE id IN (%s, %s, %s) AND state IN (%s, %s) AND atte
 -- Request the abort of the selected running jobs (primary key; still running).
 UPDATE headgate_job SET abort_requested_at = COALESCE(abort_requested_at, strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now')) WHERE id IN (%s, %s, %s) AND state = 'running'
 
--- name: sqlite.operations.SQL_OPERATION_RESCHEDULE --
+-- name: operation_fragments.SQL_OPERATION_RESCHEDULE --
 -- Move the selected waiting jobs to a bound time (primary key; still available).
 UPDATE headgate_job SET run_at = %s WHERE id IN (%s, %s, %s) AND state = 'available'
 
@@ -121,8 +121,8 @@ UPDATE headgate_job SET run_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now') WHER
 -- Select a batch of matching jobs (primary key order; the batch's write transaction holds them).
 SELECT id FROM headgate_job WHERE state IN (%s, %s) AND attempts = 0 AND snoozes IS NULL AND id > %s AND queue = %s ORDER BY id LIMIT %s
 
--- name: sqlite.operations.SQL_OPERATION_SELECT_UNLOCKED --
--- Read a page of matching jobs (list, dry run).
+-- name: operation_fragments.SQL_OPERATION_SELECT_UNLOCKED --
+-- Read a page of matching jobs without locking them (list, dry run).
 SELECT id FROM headgate_job WHERE state IN (%s, %s) AND attempts = 0 AND snoozes IS NULL AND id > %s AND queue = %s ORDER BY id LIMIT %s
 
 -- name: operation_fragments.SQL_READ_JOB_META --
