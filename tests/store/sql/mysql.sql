@@ -474,7 +474,7 @@ SELECT id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, ti
 -- and its policy (primary key).
 UPDATE headgate_job SET state = %s, waiting_for = %s, on_parent_failure = %s, depends_on = %s WHERE id = %s
 
--- name: mysql.workflows.SQL_RELEASE_WAITING --
+-- name: workflow_statements.SQL_RELEASE_WAITING --
 -- Waiting jobs count %s parents less and turn available at zero. MySQL evaluates SET left to
 -- right: the state is assigned first, from the old count.
 UPDATE headgate_job SET state = CASE WHEN waiting_for <= %s THEN 'available' ELSE state END, waiting_for = waiting_for - %s WHERE state = 'waiting' AND id IN (%s, %s, %s)
