@@ -596,10 +596,6 @@ PARTITION `p202501` VALUES LESS THAN MAXVALUE
 SELECT PARTITION_NAME, TABLE_ROWS FROM information_schema.PARTITIONS
 WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = %s
 
--- name: mysql.archive_horizon.SQL_GET_LOCK_WAIT_TIMEOUT --
--- The session's lock_wait_timeout, read before the DDL and restored after it.
-SELECT @@SESSION.lock_wait_timeout
-
 -- name: mysql.archive_horizon.SQL_HAS_ROWS --
 -- One row of a partition, if any ({partition}: a quoted partition name).
 SELECT EXISTS (SELECT 1 FROM `headgate_job_archive` PARTITION (`p202501`))
@@ -623,14 +619,6 @@ UNION SELECT PRIVILEGE_TYPE FROM information_schema.TABLE_PRIVILEGES
 -- name: mysql.archive_horizon.SQL_REORGANIZE --
 -- Extend: split the after edge into new months and a new edge, rows moved by the server.
 ALTER TABLE `headgate_job_archive` REORGANIZE PARTITION `p_after_2031` INTO (PARTITION `p203201` VALUES LESS THAN (1959206400000), PARTITION `p_after_2032` VALUES LESS THAN MAXVALUE)
-
--- name: mysql.archive_horizon.SQL_SET_LOCK_WAIT_TIMEOUT --
--- Bound the DDL's wait for the table's metadata lock (whole seconds).
-SET SESSION lock_wait_timeout = %s
-
--- name: mysql.archive_horizon.SQL_UNLOCK --
--- Release LOCK TABLES.
-UNLOCK TABLES
 
 -- name: privileges_mysql.SQL_CURRENT_ROLE --
 -- MariaDB's active role (NULL when none); MySQL answers in another format or not at all.

@@ -982,18 +982,6 @@ SELECT r.rolname, a.privilege_type, a.is_grantable
 FROM pg_class AS c CROSS JOIN LATERAL aclexplode(c.relacl) AS a LEFT JOIN pg_roles AS r ON r.oid = a.grantee
 WHERE c.oid = to_regclass(%s) AND a.grantee <> c.relowner
 
--- name: postgresql.archive_horizon.SQL_HAS_ROWS --
--- One row of a partition table, if any ({table}: a quoted partition name).
-SELECT EXISTS (SELECT 1 FROM "headgate_job_archive_202501")
-
--- name: postgresql.archive_horizon.SQL_LOCAL_LOCK_TIMEOUT --
--- Lock wait bound of this transaction only.
-SELECT set_config('lock_timeout', %s, true)
-
--- name: postgresql.archive_horizon.SQL_LOCK --
--- Hold a partition against every reader and writer until the transaction ends.
-LOCK TABLE "headgate_job_archive_202501" IN ACCESS EXCLUSIVE MODE
-
 -- name: postgresql.archive_horizon.SQL_MOVE_BATCH --
 -- One batch: the rows leave the detached edge and enter the archive in the same statement
 -- (every stored column but expires_at_ms, which the target partition generates).
