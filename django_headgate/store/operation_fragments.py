@@ -68,8 +68,3 @@ def filter_tag(tag_contains, tags):
     """The tag filter (the job carries the bound tag): the vendor's tag test ``tag_contains``
     (its compliance section's, ``{tags}`` contains ``{tag}``) on the column expression ``tags``."""
     return "AND " + tag_contains.format(tags=tags, tag="%s")
-
-
-def filled(shape, **fields):
-    """``shape`` with its call-time fields filled (each a closed-set fragment or placeholders)."""
-    return shape.format(**fields)
