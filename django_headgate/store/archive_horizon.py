@@ -88,7 +88,26 @@ class ArchiveHorizonOps:
 
     def row_counts(self, layout):
         """``{key: RowCount}`` of every partition of ``layout``: exact where the partition holds
-        at most :data:`EXACT_COUNT_LIMIT` rows (a LIMIT-bounded count), else the estimate."""
+        at most :data:`EXACT_COUNT_LIMIT` rows (a LIMIT-bounded count, all of them in one
+        statement), else the estimate."""
+        estimates = self.row_estimates()
+        counts = {p.key: RowCount(estimates.get(getattr(p, self.name_attribute)), False) for p in layout.partitions}
+        small = [p for p in layout.partitions if (counts[p.key].rows or 0) <= EXACT_COUNT_LIMIT]
+        if small:
+            sql = " UNION ALL ".join(self.bounded_count_sql(p) for p in small)
+            params = [value for p in small for value in (p.key, EXACT_COUNT_LIMIT + 1)]
+            for key, rows in self._fetch(sql, params):
+                rows = int(rows)
+                exact = rows <= EXACT_COUNT_LIMIT
+                counts[key] = RowCount(rows if exact else max(rows, counts[key].rows or 0), exact)
+        return counts
+
+    def row_estimates(self):
+        """``{catalogue name: rows or None}``: the catalogue's row estimate of every partition."""
+        raise NotImplementedError
+
+    def bounded_count_sql(self, partition):
+        """The statement counting ``partition``'s rows up to a limit (parameters: key, limit)."""
         raise NotImplementedError
 
     def extend(self, old_edge, months, new_edge, lock_timeout_seconds):

@@ -5,6 +5,9 @@ erased when it ends), the archive (every partition, closed months included: one 
 the parent) and the held table. Each is walked in primary-key order from a cursor (keyset), a
 batch at a time; the rows found are rewritten by key with blank payloads and their errors with
 blank messages and tracebacks (the caller computes those). ``{tag_test}`` binds the tag.
+
+The statements that read the same on every vendor are declared here once; a vendor's
+``compliance.py`` builds the others with its tag test and JSON cast.
 """
 
 from .fragments import TERMINAL_STATES_SQL
@@ -56,12 +59,13 @@ def select_unfinished_tagged(tag_contains):
     return f"SELECT id FROM headgate_job WHERE {test} AND state NOT IN {TERMINAL_STATES_SQL} LIMIT %s"
 
 
-#: Listed hot jobs ({ids}) that have ended, with their errors (primary key).
-SELECT_ENDED_JOBS = f"SELECT id, errors FROM headgate_job WHERE id IN ({{ids}}) AND state IN {TERMINAL_STATES_SQL}"
-#: Which of the listed jobs ({ids}) are still in the hot table (primary key).
-SELECT_PRESENT_JOBS = "SELECT id FROM headgate_job WHERE id IN ({ids})"
-#: The archived copies of listed jobs ({ids}), keyed (headgate_archive_job_idx).
-SELECT_ARCHIVED_COPIES = (
+# -- the same on every vendor: the vendors' compliance modules import these --
+# Listed jobs an erasure waited for that have ended (primary key).
+SQL_SELECT_ENDED_JOBS = f"SELECT id, errors FROM headgate_job WHERE id IN ({{ids}}) AND state IN {TERMINAL_STATES_SQL}"
+# Listed jobs still in the hot table (primary key).
+SQL_SELECT_PRESENT_JOBS = "SELECT id FROM headgate_job WHERE id IN ({ids})"
+# Archived copies of listed jobs swept before their erasure (headgate_archive_job_idx).
+SQL_SELECT_ARCHIVED_COPIES = (
     "SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive WHERE job_id IN ({ids})"
 )
 

@@ -5,6 +5,8 @@ never overwritten. Each vendor formats these with its clock (``{now}``) and lock
 
 Format fields filled at call time: ``{states}`` and ``{ids}`` (placeholders built from a count),
 ``{filters}`` (conditions from the closed set below), ``{eligible}`` (an action's extra rule).
+The ``SQL_*`` statements here read the same on every vendor: the vendors' ``operations.py``
+import them and format only the shapes that take their clock, cast or lock clause.
 """
 
 from .fragments import CANCEL_SET, REQUEST_ABORT_SET, RETRY_SET
@@ -15,6 +17,8 @@ OPERATION_SELECT = (
     "SELECT id FROM headgate_job WHERE state IN ({{states}}) {{eligible}} AND id > %s {{filters}} "
     "ORDER BY id LIMIT %s {lock}"
 )
+# Read a page of matching jobs without locking them (list, dry run).
+SQL_OPERATION_SELECT_UNLOCKED = OPERATION_SELECT.format(lock="")
 
 # Retry the selected dead/cancelled jobs (primary key; the state is checked again).
 OPERATION_RETRY = "UPDATE headgate_job SET " + RETRY_SET + " WHERE id IN ({{ids}}) AND state IN ({{states}})"
@@ -33,9 +37,9 @@ OPERATION_RUN_NOW = (
     "UPDATE headgate_job SET run_at = {now} WHERE id IN ({{ids}}) AND state = 'available' AND run_at > {now}"
 )
 # Move the selected waiting jobs to a bound time (primary key; still available).
-OPERATION_RESCHEDULE = "UPDATE headgate_job SET run_at = %s WHERE id IN ({{ids}}) AND state = 'available'"
+SQL_OPERATION_RESCHEDULE = "UPDATE headgate_job SET run_at = %s WHERE id IN ({ids}) AND state = 'available'"
 # Delete the selected jobs that never ran (primary key; the rule is checked again).
-OPERATION_DISCARD = "DELETE FROM headgate_job WHERE id IN ({{ids}}) AND state IN ({{states}}) {{eligible}}"
+SQL_OPERATION_DISCARD = "DELETE FROM headgate_job WHERE id IN ({ids}) AND state IN ({states}) {eligible}"
 
 # enqueue(meta=): the meta of a job just inserted, in the enqueue's transaction (primary key; an
 # idempotent replay's holder keeps its own; {value}: the bound JSON, cast where the vendor needs it).
@@ -55,6 +59,12 @@ FILTER_QUEUE = "AND queue = %s"
 FILTER_TASK = "AND task = %s"
 
 
-def filled(shape, **fields):
-    """``shape`` with its call-time fields filled (each a closed-set fragment or placeholders)."""
-    return shape.format(**fields)
+def action_eligible(now):
+    """The extra rule of each action that has one, with the vendor's clock ``now``."""
+    return {"run_now": NOT_YET_DUE.format(now=now), "discard": DISCARDABLE}
+
+
+def filter_tag(tag_contains, tags):
+    """The tag filter (the job carries the bound tag): the vendor's tag test ``tag_contains``
+    (its compliance section's, ``{tags}`` contains ``{tag}``) on the column expression ``tags``."""
+    return "AND " + tag_contains.format(tags=tags, tag="%s")

@@ -1,5 +1,6 @@
 """Templates of the workflows section's statements (DESIGN §17), formatted by each vendor's
-``workflows.py`` with its clock, expiry and lock clauses."""
+``workflows.py`` with its clock, expiry and lock clauses; the ``SQL_*`` statements here are
+declared once for the vendors that run them as they are."""
 
 from .fragments import CLAIMED_COLUMNS
 
@@ -38,6 +39,8 @@ RELEASE_WAITING = (
     "UPDATE headgate_job SET state = CASE WHEN waiting_for <= %s THEN 'available' ELSE state END, "
     "waiting_for = waiting_for - %s WHERE state = 'waiting' AND id IN ({ids})"
 )
+# -- MySQL/MariaDB and SQLite run the release as it is; PostgreSQL wraps it to NOTIFY workers --
+SQL_RELEASE_WAITING = RELEASE_WAITING
 # Delete the edges of jobs that no longer wait ({ids} twice: the same ids).
 SQL_FORGET_EDGES = (
     "DELETE FROM headgate_job_dependency WHERE child_id IN ({ids}) "

@@ -15,10 +15,15 @@ lower bound is not later than its month's start.
 DDL commits any open transaction, so these run only outside one (else a clear error).
 """
 
+from contextlib import contextmanager
+
 from ..archive_layout import ARCHIVE_TABLE
 from ...exceptions import ArchiveHorizonRefused
-from ..archive_horizon import EXACT_COUNT_LIMIT, ArchiveHorizonOps, RowCount
+from ..archive_horizon import ArchiveHorizonOps
 from .errors import ER_LOCK_WAIT_TIMEOUT, PRIVILEGE_ERRORS
+from .sweep import (  # the sweep section's statements, the same here
+    SQL_GET_LOCK_WAIT_TIMEOUT, SQL_SET_LOCK_WAIT_TIMEOUT, SQL_UNLOCK_TABLES,
+)
 
 # The archive's partitions with their upper bounds, in range order.
 SQL_CATALOG = """
@@ -36,10 +41,6 @@ SQL_HAS_ROWS = "SELECT EXISTS (SELECT 1 FROM {table} PARTITION ({partition}))"
 SQL_BOUNDED_COUNT = (
     "SELECT %s, (SELECT count(*) FROM (SELECT 1 FROM {table} PARTITION ({partition}) LIMIT %s) AS bounded)"
 )
-# The session's lock_wait_timeout, read before the DDL and restored after it.
-SQL_GET_LOCK_WAIT_TIMEOUT = "SELECT @@SESSION.lock_wait_timeout"
-# Bound the DDL's wait for the table's metadata lock (whole seconds).
-SQL_SET_LOCK_WAIT_TIMEOUT = "SET SESSION lock_wait_timeout = %s"
 # Extend: split the after edge into new months and a new edge, rows moved by the server.
 SQL_REORGANIZE = "ALTER TABLE {table} REORGANIZE PARTITION {edge} INTO ({partitions})"
 # One new month of a REORGANIZE.
@@ -48,11 +49,9 @@ SQL_MONTH_DEFINITION = "PARTITION {partition} VALUES LESS THAN ({end})"
 SQL_EDGE_DEFINITION = "PARTITION {partition} VALUES LESS THAN MAXVALUE"
 # Hold the archive against writers while an empty month is dropped.
 SQL_LOCK = "LOCK TABLES {table} WRITE"
-# Release LOCK TABLES.
-SQL_UNLOCK = "UNLOCK TABLES"
 # Retire an empty month.
 SQL_DROP_PARTITION = "ALTER TABLE {table} DROP PARTITION {partition}"
-# The connected account's privileges on the archive (global, schema, table level; not roles).
+# The connected account as the information_schema tables write a grantee ('user'@'host').
 ME = "CONCAT('''', SUBSTRING_INDEX(CURRENT_USER(), '@', 1), '''@''', SUBSTRING_INDEX(CURRENT_USER(), '@', -1), '''')"
 # The connected account's privileges on the archive (global, schema, table level; not roles).
 SQL_PRIVILEGES = f"""
@@ -86,18 +85,11 @@ class MySQLArchiveHorizon(ArchiveHorizonOps):
         rows = self._fetch(SQL_HAS_ROWS.format(table=self.table, partition=self.quote(partition)))
         return bool(rows[0][0])
 
-    def row_counts(self, layout):
-        estimates = {name: (None if rows is None else int(rows))
-                     for name, rows in self._fetch(SQL_ESTIMATES, [ARCHIVE_TABLE])}
-        counts = {p.key: RowCount(estimates.get(p.partition_name), False) for p in layout.partitions}
-        small = [p for p in layout.partitions if (counts[p.key].rows or 0) <= EXACT_COUNT_LIMIT]
-        if small:
-            sql = " UNION ALL ".join(SQL_BOUNDED_COUNT.format(table=self.table, partition=self.quote(p)) for p in small)
-            params = [value for p in small for value in (p.key, EXACT_COUNT_LIMIT + 1)]
-            for key, rows in self._fetch(sql, params):
-                exact = rows <= EXACT_COUNT_LIMIT
-                counts[key] = RowCount(int(rows) if exact else max(int(rows), counts[key].rows or 0), exact)
-        return counts
+    def row_estimates(self):
+        return {name: (None if rows is None else int(rows)) for name, rows in self._fetch(SQL_ESTIMATES, [ARCHIVE_TABLE])}
+
+    def bounded_count_sql(self, partition):
+        return SQL_BOUNDED_COUNT.format(table=self.table, partition=self.quote(partition))
 
     def _outside_transaction(self):
         if self.store.connection.in_atomic_block:
@@ -105,14 +97,16 @@ class MySQLArchiveHorizon(ArchiveHorizonOps):
                 "On MySQL/MariaDB the archive layout cannot change inside a transaction (its DDL commits it).",
                 reason="in_transaction")
 
-    def _with_lock_wait_timeout(self, seconds, statements):
+    @contextmanager
+    def _lock_wait_timeout(self, seconds):
+        """A cursor whose session waits at most ``seconds`` (whole, at least 1) for a table or
+        metadata lock inside the block; the session's own bound comes back after it."""
         with self.store.cursor() as cursor:
             cursor.execute(SQL_GET_LOCK_WAIT_TIMEOUT, [])
             previous = cursor.fetchone()[0]
             cursor.execute(SQL_SET_LOCK_WAIT_TIMEOUT, [max(1, round(seconds))])
             try:
-                for statement in statements:
-                    cursor.execute(statement, [])
+                yield cursor
             finally:
                 cursor.execute(SQL_SET_LOCK_WAIT_TIMEOUT, [previous])
 
@@ -123,28 +117,23 @@ class MySQLArchiveHorizon(ArchiveHorizonOps):
         definitions.append(SQL_EDGE_DEFINITION.format(partition=self.quote(new_edge)))
         statement = SQL_REORGANIZE.format(table=self.table, edge=self.quote(old_edge),
                                           partitions=", ".join(definitions))
-        self._with_lock_wait_timeout(lock_timeout_seconds, [statement])
+        with self._lock_wait_timeout(lock_timeout_seconds) as cursor:
+            cursor.execute(statement, [])
         return None  # the server moved the edge's rows in the same statement
 
     def retire_month(self, partition, lock_timeout_seconds):
         self._outside_transaction()
         if self.partition_has_rows(partition):
             return False
-        with self.store.cursor() as cursor:
-            cursor.execute(SQL_GET_LOCK_WAIT_TIMEOUT, [])
-            previous = cursor.fetchone()[0]
-            cursor.execute(SQL_SET_LOCK_WAIT_TIMEOUT, [max(1, round(lock_timeout_seconds))])
+        with self._lock_wait_timeout(lock_timeout_seconds) as cursor:
+            cursor.execute(SQL_LOCK.format(table=self.table), [])
             try:
-                cursor.execute(SQL_LOCK.format(table=self.table), [])
-                try:
-                    if self.partition_has_rows(partition):
-                        return False
-                    cursor.execute(SQL_DROP_PARTITION.format(table=self.table, partition=self.quote(partition)), [])
-                    return True
-                finally:
-                    cursor.execute(SQL_UNLOCK, [])
+                if self.partition_has_rows(partition):
+                    return False
+                cursor.execute(SQL_DROP_PARTITION.format(table=self.table, partition=self.quote(partition)), [])
+                return True
             finally:
-                cursor.execute(SQL_SET_LOCK_WAIT_TIMEOUT, [previous])
+                cursor.execute(SQL_UNLOCK_TABLES, [])
 
     def privilege_findings(self):
         held = {privilege for (privilege,) in self._fetch(SQL_PRIVILEGES, [ARCHIVE_TABLE])}

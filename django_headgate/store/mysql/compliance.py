@@ -3,16 +3,18 @@
 The prune's statements run under ``LOCK TABLES`` (sweep.SQL_LOCK_ARCHIVE locks the hold tables
 and the held table too), so tables are named in full, never aliased."""
 
-from ..fragments import ARCHIVE_COLUMNS
 from .. import archive_sealing, erasure
-from ..holds import held_condition
+from ..erasure import (  # noqa: F401  (statements of this vendor, the same on every vendor)
+    SQL_SELECT_ARCHIVED_COPIES, SQL_SELECT_ENDED_JOBS, SQL_SELECT_PRESENT_JOBS,
+)
+from ..fragments import ARCHIVE_COLUMNS
+from ..holds import SQL_DELETE_HELD_ROWS, held_condition, select_released_held_rows  # noqa: F401
 
 # The hold's tag is one of the row's tags.
 TAG_CONTAINS = "JSON_CONTAINS({tags}, JSON_QUOTE({tag}))"
 # A hot job is held (the sweep's eligibility, fragments.SWEEP_ELIGIBLE).
 JOB_HELD = held_condition(TAG_CONTAINS, "headgate_job", "id")
 ARCHIVE_ROW_HELD = held_condition(TAG_CONTAINS, "headgate_job_archive", "job_id")
-HELD_ROW_HELD = held_condition(TAG_CONTAINS, "headgate_job_archive_held", "job_id")
 
 # Held rows of one archive partition ({partition}: a quoted name from archive_layout).
 SQL_COUNT_HELD_ARCHIVE_ROWS = (
@@ -25,11 +27,7 @@ INSERT IGNORE INTO headgate_job_archive_held ({ARCHIVE_COLUMNS})
 SELECT {ARCHIVE_COLUMNS} FROM headgate_job_archive PARTITION ({{partition}}) WHERE {ARCHIVE_ROW_HELD}
 """
 # Held-table rows no unreleased hold covers any more (after a release), a batch of them.
-SQL_SELECT_RELEASED_HELD_ROWS = (
-    f"SELECT archive_id FROM headgate_job_archive_held WHERE NOT {HELD_ROW_HELD} LIMIT %s"
-)
-# Delete held-table rows by primary key.
-SQL_DELETE_HELD_ROWS = "DELETE FROM headgate_job_archive_held WHERE archive_id IN ({ids})"
+SQL_SELECT_RELEASED_HELD_ROWS = select_released_held_rows(TAG_CONTAINS)
 
 
 # -- erasure by tag (store/erasure.py builds them; the tag is bound) --
@@ -49,12 +47,6 @@ SQL_BLANK_HELD = erasure.blank_tagged("held", "%s")
 SQL_COUNT_HELD_TAGGED = erasure.count_held_tagged(TAG_CONTAINS, held_condition)
 # Hot rows carrying the tag that wait or run (erased when they end), a bounded list of ids.
 SQL_SELECT_UNFINISHED_TAGGED = erasure.select_unfinished_tagged(TAG_CONTAINS)
-# Listed jobs an erasure waited for that have ended (primary key).
-SQL_SELECT_ENDED_JOBS = erasure.SELECT_ENDED_JOBS
-# Listed jobs still in the hot table (primary key).
-SQL_SELECT_PRESENT_JOBS = erasure.SELECT_PRESENT_JOBS
-# Archived copies of listed jobs swept before their erasure (headgate_archive_job_idx).
-SQL_SELECT_ARCHIVED_COPIES = erasure.SELECT_ARCHIVED_COPIES
 
 
 # -- crypto-shredding (store/archive_sealing.py builds them) --

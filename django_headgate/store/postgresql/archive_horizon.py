@@ -22,10 +22,12 @@ if a row had slipped in, else dropped.
 import re
 
 from ..archive_layout import AFTER_TABLE_PATTERN, ARCHIVE_TABLE, after_edge, month_of_ms, month_partition
-from ..archive_horizon import EXACT_COUNT_LIMIT, ArchiveHorizonOps, RowCount
+from ..archive_horizon import ArchiveHorizonOps
 from ..fragments import ARCHIVE_COLUMNS
 from .errors import INSUFFICIENT_PRIVILEGE, LOCK_NOT_AVAILABLE
-from .sweep import SQL_ARCHIVE_ESTIMATES
+from .sweep import (  # the sweep section's statements, the same here
+    SQL_ARCHIVE_ESTIMATES, SQL_ARCHIVE_HAS_ROWS, SQL_LOCK_ARCHIVE_CHILD, SQL_SET_LOCAL_LOCK_TIMEOUT,
+)
 
 GRANTABLE = frozenset({"SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER", "MAINTAIN"})
 
@@ -43,12 +45,8 @@ SELECT c.relname FROM pg_class AS c
 WHERE c.relnamespace = (SELECT relnamespace FROM pg_class WHERE oid = to_regclass(%s))
   AND c.relkind = 'r' AND NOT c.relispartition AND c.relname LIKE %s
 """
-# One row of a partition table, if any ({table}: a quoted partition name).
-SQL_HAS_ROWS = "SELECT EXISTS (SELECT 1 FROM {table})"
 # Rows of one partition, counted up to a limit (%s: key, limit).
 SQL_BOUNDED_COUNT = "SELECT %s, (SELECT count(*) FROM (SELECT 1 FROM {table} LIMIT %s) AS bounded)"
-# Lock wait bound of this transaction only.
-SQL_LOCAL_LOCK_TIMEOUT = "SELECT set_config('lock_timeout', %s, true)"
 # The session's lock_timeout, read before DETACH ... CONCURRENTLY and restored after it.
 SQL_SHOW_LOCK_TIMEOUT = "SHOW lock_timeout"
 # Lock wait bound of the session (DETACH ... CONCURRENTLY runs outside a transaction).
@@ -73,8 +71,6 @@ SQL_CREATE_MONTH = "CREATE TABLE {table} PARTITION OF {parent} FOR VALUES FROM (
 SQL_CREATE_EDGE = "CREATE TABLE {table} PARTITION OF {parent} FOR VALUES FROM ({start}) TO (MAXVALUE)"
 # Re-attach a detached month that turned out to hold rows.
 SQL_ATTACH_MONTH = "ALTER TABLE {parent} ATTACH PARTITION {table} FOR VALUES FROM ({start}) TO ({end})"
-# Hold a partition against every reader and writer until the transaction ends.
-SQL_LOCK = "LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE"
 # Drop a detached, empty partition table.
 SQL_DROP = "DROP TABLE {table}"
 # One batch: the rows leave the detached edge and enter the archive in the same statement
@@ -126,22 +122,16 @@ class PostgreSQLArchiveHorizon(ArchiveHorizonOps):
         return sorted(edges, key=lambda edge: edge.start_ms)
 
     def partition_has_rows(self, partition):
-        return self._fetch(SQL_HAS_ROWS.format(table=self.quote(partition)))[0][0]
+        return self._fetch(SQL_ARCHIVE_HAS_ROWS.format(table=self.quote(partition)))[0][0]
 
-    def row_counts(self, layout):
-        estimates = dict(self._fetch(SQL_ARCHIVE_ESTIMATES))  # the sweep section's
-        counts = {p.key: RowCount(estimates.get(p.table_name), False) for p in layout.partitions}
-        small = [p for p in layout.partitions if (counts[p.key].rows or 0) <= EXACT_COUNT_LIMIT]
-        if small:
-            sql = " UNION ALL ".join(SQL_BOUNDED_COUNT.format(table=self.quote(p)) for p in small)
-            params = [value for p in small for value in (p.key, EXACT_COUNT_LIMIT + 1)]
-            for key, rows in self._fetch(sql, params):
-                exact = rows <= EXACT_COUNT_LIMIT
-                counts[key] = RowCount(rows if exact else max(rows, counts[key].rows or 0), exact)
-        return counts
+    def row_estimates(self):
+        return dict(self._fetch(SQL_ARCHIVE_ESTIMATES))
+
+    def bounded_count_sql(self, partition):
+        return SQL_BOUNDED_COUNT.format(table=self.quote(partition))
 
     def _lock_timeout(self, cursor, seconds, local=True):
-        cursor.execute(SQL_LOCAL_LOCK_TIMEOUT if local else SQL_SESSION_LOCK_TIMEOUT,
+        cursor.execute(SQL_SET_LOCAL_LOCK_TIMEOUT if local else SQL_SESSION_LOCK_TIMEOUT,
                        [f"{max(1, round(seconds * 1000))}ms"])
 
     def _grants_of(self, cursor, partition):
@@ -183,7 +173,7 @@ class PostgreSQLArchiveHorizon(ArchiveHorizonOps):
 
     def drop_detached_edge(self, detached_edge):
         with self.store.atomic(), self.store.cursor() as cursor:
-            cursor.execute(SQL_LOCK.format(table=self.quote(detached_edge)), [])
+            cursor.execute(SQL_LOCK_ARCHIVE_CHILD.format(table=self.quote(detached_edge)), [])
             if self.partition_has_rows(detached_edge):
                 return False
             cursor.execute(SQL_DROP.format(table=self.quote(detached_edge)), [])
@@ -197,7 +187,7 @@ class PostgreSQLArchiveHorizon(ArchiveHorizonOps):
         if self.store.connection.in_atomic_block or self.store.transaction_pooled:
             with self.store.atomic(), self.store.cursor() as cursor:
                 self._lock_timeout(cursor, lock_timeout_seconds)
-                cursor.execute(SQL_LOCK.format(table=table), [])
+                cursor.execute(SQL_LOCK_ARCHIVE_CHILD.format(table=table), [])
                 if self.partition_has_rows(partition):
                     return False
                 cursor.execute(SQL_DETACH.format(parent=self.table, table=table), [])
@@ -217,7 +207,7 @@ class PostgreSQLArchiveHorizon(ArchiveHorizonOps):
             finally:
                 cursor.execute(SQL_SESSION_LOCK_TIMEOUT, [previous])
         with self.store.atomic(), self.store.cursor() as cursor:
-            cursor.execute(SQL_LOCK.format(table=table), [])
+            cursor.execute(SQL_LOCK_ARCHIVE_CHILD.format(table=table), [])
             if self.partition_has_rows(partition):  # a row came in before the detach: keep the month
                 cursor.execute(SQL_ATTACH_MONTH.format(parent=self.table, table=table,
                                                        start=self.bound(partition.start_ms),

@@ -11,24 +11,23 @@ from django.db import connections
 from ...exceptions import UnsupportedUnderTransactionPooling
 from ..fragments import TERMINAL_STATES_SQL
 from ..operation_fragments import (
-    DISCARDABLE, NOT_YET_DUE, OPERATION_CANCEL, OPERATION_DISCARD, OPERATION_REQUEST_ABORT, OPERATION_RESCHEDULE,
-    OPERATION_RETRY, OPERATION_RUN_NOW, OPERATION_SELECT,
+    OPERATION_CANCEL, OPERATION_REQUEST_ABORT, OPERATION_RETRY, OPERATION_RUN_NOW, OPERATION_SELECT, SET_JOB_META,
+    action_eligible, filter_tag,
 )
-from ..operation_fragments import SET_JOB_META, SQL_READ_JOB_META  # noqa: F401  (a statement here)
+from ..operation_fragments import (  # noqa: F401  (statements of this vendor, the same on every vendor)
+    SQL_OPERATION_DISCARD, SQL_OPERATION_RESCHEDULE, SQL_OPERATION_SELECT_UNLOCKED, SQL_READ_JOB_META,
+)
 from . import jobs
+from .compliance import TAG_CONTAINS
 
 NOW = jobs.NOW
 
 # Lock a batch of matching jobs, skipping rows a worker holds (primary key order).
 SQL_OPERATION_SELECT = OPERATION_SELECT.format(lock="FOR UPDATE SKIP LOCKED")
-# Read a page of matching jobs without locking them (list, dry run).
-SQL_OPERATION_SELECT_UNLOCKED = OPERATION_SELECT.format(lock="")
 SQL_OPERATION_RETRY = OPERATION_RETRY.format(now=NOW, greatest="GREATEST")
 SQL_OPERATION_CANCEL = OPERATION_CANCEL.format(now=NOW, expires_now=jobs.EXPIRES_NOW.format(job="headgate_job"))
 SQL_OPERATION_REQUEST_ABORT = OPERATION_REQUEST_ABORT.format(now=NOW)
 SQL_OPERATION_RUN_NOW = OPERATION_RUN_NOW.format(now=NOW)
-SQL_OPERATION_RESCHEDULE = OPERATION_RESCHEDULE.format()
-SQL_OPERATION_DISCARD = OPERATION_DISCARD.format()
 SQL_SET_JOB_META = SET_JOB_META.format(value="%s::jsonb")
 
 # wait(): subscribe the waiter's own session to the end of awaited jobs (migration 0010's trigger).
@@ -40,11 +39,11 @@ SQL_MARK_AWAITED = (
 
 
 class PostgreSQLOperations:
-    # The job carries the tag (jsonb containment).
-    FILTER_TAG = "AND tags @> jsonb_build_array(%s::text)"
+    # The job carries the tag (the compliance section's tag test: jsonb containment).
+    FILTER_TAG = filter_tag(TAG_CONTAINS, "tags")
     # Created before the store clock plus a bound (negative) number of seconds.
     FILTER_CREATED_BEFORE = "AND created_at < " + jobs.NOW_PLUS_SECONDS.format(seconds="%s")
-    ACTION_ELIGIBLE = {"run_now": NOT_YET_DUE.format(now=NOW), "discard": DISCARDABLE}
+    ACTION_ELIGIBLE = action_eligible(NOW)
 
     def wake_workers(self):
         with self.cursor() as cursor:

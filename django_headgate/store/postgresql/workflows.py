@@ -2,21 +2,28 @@
 wakes idle workers when it makes jobs available) and the success of parents, acknowledged
 apart from the batch in a transaction with their release."""
 
-from ..workflow_statements import (  # noqa: F401  (statements of this vendor)
-    CANCEL_WAITING, CLAIM_BY_ID, SQL_READ_CLAIMED, COMPLETE_FENCED, FINISH_BATCH, INSERT_BATCH, LOCK_PARENTS, READ_BATCH, SQL_ADD_BATCH_MEMBERS,
-    SQL_BATCH_ENDINGS, SQL_CLOSE_BATCH, SQL_COUNT_BATCH_ENDINGS, SQL_HOLD_CALLBACK, RECORD_PARENTS, RELEASE_WAITING, SQL_DEPENDENTS_OF, SQL_DEPENDS_ON, SQL_EDGE_ROW,
-    SQL_FLAG_PARENTS, SQL_FORGET_EDGES, SQL_INSERT_EDGE_HEAD, SQL_PARENT_RESULTS,
+from ..workflow_statements import (
+    CANCEL_WAITING, CLAIM_BY_ID, COMPLETE_FENCED, FINISH_BATCH, INSERT_BATCH, LOCK_PARENTS, READ_BATCH,
+    RECORD_PARENTS, RELEASE_WAITING,
 )
-from .jobs import EXPIRES_NOW, NOTIFY_CHANNEL, NOW_PLUS_SECONDS
+from ..workflow_statements import (  # noqa: F401  (statements of this vendor, declared once there)
+    SQL_ADD_BATCH_MEMBERS, SQL_BATCH_ENDINGS, SQL_CLOSE_BATCH, SQL_COUNT_BATCH_ENDINGS, SQL_DEPENDENTS_OF,
+    SQL_DEPENDS_ON, SQL_EDGE_ROW, SQL_FLAG_PARENTS, SQL_FORGET_EDGES, SQL_HOLD_CALLBACK,
+    SQL_INSERT_EDGE_HEAD, SQL_PARENT_RESULTS, SQL_READ_CLAIMED,
+)
+from .jobs import EXPIRES_NOW, NOTIFY_CHANNEL, NOW, NOW_PLUS_SECONDS
+
+# The expiry of a headgate_job row that ends now (its retention class).
+EXPIRES_NOW_JOB = EXPIRES_NOW.format(job="headgate_job")
 
 SQL_LOCK_PARENTS = LOCK_PARENTS.format(lock="ORDER BY id FOR UPDATE")
 SQL_RECORD_PARENTS = RECORD_PARENTS.format(json="%s::jsonb")
-SQL_CANCEL_WAITING = CANCEL_WAITING.format(now="now()", expires_now=EXPIRES_NOW.format(job="headgate_job"))
-SQL_INSERT_BATCH = INSERT_BATCH.format(now="now()")
+SQL_CANCEL_WAITING = CANCEL_WAITING.format(now=NOW, expires_now=EXPIRES_NOW_JOB)
+SQL_INSERT_BATCH = INSERT_BATCH.format(now=NOW)
 SQL_READ_BATCH = READ_BATCH.format(lock="FOR UPDATE")
-SQL_FINISH_BATCH = FINISH_BATCH.format(now="now()")
-SQL_COMPLETE_FENCED = COMPLETE_FENCED.format(json="%s::jsonb", now="now()", expires_now=EXPIRES_NOW.format(job="headgate_job"))
-SQL_CLAIM_BY_ID = CLAIM_BY_ID.format(now="now()", now_plus=NOW_PLUS_SECONDS.format(seconds="%s"))
+SQL_FINISH_BATCH = FINISH_BATCH.format(now=NOW)
+SQL_COMPLETE_FENCED = COMPLETE_FENCED.format(json="%s::jsonb", now=NOW, expires_now=EXPIRES_NOW_JOB)
+SQL_CLAIM_BY_ID = CLAIM_BY_ID.format(now=NOW, now_plus=NOW_PLUS_SECONDS.format(seconds="%s"))
 # The release, and a NOTIFY (on commit) per queue that has a job made available.
 SQL_RELEASE_WAITING = f"""
 WITH released AS ({RELEASE_WAITING} RETURNING state, queue)

@@ -98,7 +98,7 @@ UPDATE headgate_job SET progress = %s WHERE id = %s AND fence = %s AND state = '
 -- held back by a limit).
 UPDATE headgate_job SET state = 'cancelled', finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND, lease_owner = NULL, lease_expires_at = NULL WHERE id IN (%s, %s, %s) AND state IN ('available', 'waiting', 'held_back')
 
--- name: mysql.operations.SQL_OPERATION_DISCARD --
+-- name: operation_fragments.SQL_OPERATION_DISCARD --
 -- Delete the selected jobs that never ran (primary key; the rule is checked again).
 DELETE FROM headgate_job WHERE id IN (%s, %s, %s) AND state IN (%s, %s) AND attempts = 0 AND snoozes IS NULL
 
@@ -106,7 +106,7 @@ DELETE FROM headgate_job WHERE id IN (%s, %s, %s) AND state IN (%s, %s) AND atte
 -- Request the abort of the selected running jobs (primary key; still running).
 UPDATE headgate_job SET abort_requested_at = COALESCE(abort_requested_at, UTC_TIMESTAMP(6)) WHERE id IN (%s, %s, %s) AND state = 'running'
 
--- name: mysql.operations.SQL_OPERATION_RESCHEDULE --
+-- name: operation_fragments.SQL_OPERATION_RESCHEDULE --
 -- Move the selected waiting jobs to a bound time (primary key; still available).
 UPDATE headgate_job SET run_at = %s WHERE id IN (%s, %s, %s) AND state = 'available'
 
@@ -123,7 +123,7 @@ UPDATE headgate_job SET run_at = UTC_TIMESTAMP(6) WHERE id IN (%s, %s, %s) AND s
 -- Lock a batch of matching jobs, skipping rows a worker holds (primary key order).
 SELECT id FROM headgate_job WHERE state IN (%s, %s) AND attempts = 0 AND snoozes IS NULL AND id > %s AND queue = %s ORDER BY id LIMIT %s FOR UPDATE SKIP LOCKED
 
--- name: mysql.operations.SQL_OPERATION_SELECT_UNLOCKED --
+-- name: operation_fragments.SQL_OPERATION_SELECT_UNLOCKED --
 -- Read a page of matching jobs without locking them (list, dry run).
 SELECT id FROM headgate_job WHERE state IN (%s, %s) AND attempts = 0 AND snoozes IS NULL AND id > %s AND queue = %s ORDER BY id LIMIT %s
 
@@ -474,7 +474,7 @@ SELECT id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, ti
 -- and its policy (primary key).
 UPDATE headgate_job SET state = %s, waiting_for = %s, on_parent_failure = %s, depends_on = %s WHERE id = %s
 
--- name: mysql.workflows.SQL_RELEASE_WAITING --
+-- name: workflow_statements.SQL_RELEASE_WAITING --
 -- Waiting jobs count %s parents less and turn available at zero. MySQL evaluates SET left to
 -- right: the state is assigned first, from the old count.
 UPDATE headgate_job SET state = CASE WHEN waiting_for <= %s THEN 'available' ELSE state END, waiting_for = waiting_for - %s WHERE state = 'waiting' AND id IN (%s, %s, %s)
@@ -499,7 +499,7 @@ SELECT count(*) FROM headgate_job_archive PARTITION (`p202501`) WHERE EXISTS (SE
 -- Rows carrying the tag under a legal hold, in the three tables.
 SELECT (SELECT count(*) FROM headgate_job WHERE JSON_CONTAINS(headgate_job.tags, JSON_QUOTE(%s)) AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (JSON_CONTAINS(headgate_job.tags, JSON_QUOTE(headgate_legal_hold.tag)) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job.id)))) + (SELECT count(*) FROM headgate_job_archive WHERE JSON_CONTAINS(headgate_job_archive.tags, JSON_QUOTE(%s)) AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (JSON_CONTAINS(headgate_job_archive.tags, JSON_QUOTE(headgate_legal_hold.tag)) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive.job_id)))) + (SELECT count(*) FROM headgate_job_archive_held WHERE JSON_CONTAINS(headgate_job_archive_held.tags, JSON_QUOTE(%s)) AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (JSON_CONTAINS(headgate_job_archive_held.tags, JSON_QUOTE(headgate_legal_hold.tag)) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive_held.job_id))))
 
--- name: mysql.compliance.SQL_DELETE_HELD_ROWS --
+-- name: holds.SQL_DELETE_HELD_ROWS --
 -- Delete held-table rows by primary key.
 DELETE FROM headgate_job_archive_held WHERE archive_id IN (%s, %s, %s)
 
@@ -509,7 +509,7 @@ DELETE FROM headgate_job_archive_held WHERE archive_id IN (%s, %s, %s)
 INSERT IGNORE INTO headgate_job_archive_held (archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, result, tags, created_at, finished_at, evicted_at_ms, archive_retention_ms)
 SELECT archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, result, tags, created_at, finished_at, evicted_at_ms, archive_retention_ms FROM headgate_job_archive PARTITION (`p202501`) WHERE EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (JSON_CONTAINS(headgate_job_archive.tags, JSON_QUOTE(headgate_legal_hold.tag)) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive.job_id)))
 
--- name: mysql.compliance.SQL_SELECT_ARCHIVED_COPIES --
+-- name: erasure.SQL_SELECT_ARCHIVED_COPIES --
 -- Archived copies of listed jobs swept before their erasure (headgate_archive_job_idx).
 SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive WHERE job_id IN (%s, %s, %s)
 
@@ -517,7 +517,7 @@ SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive WHERE job_id 
 -- One month's archived rows with their payloads, after a (evicted_at_ms, archive_id) cursor.
 SELECT archive_id, evicted_at_ms, args, kwargs, result, errors FROM headgate_job_archive WHERE evicted_at_ms >= %s AND evicted_at_ms < %s AND (evicted_at_ms > %s OR (evicted_at_ms = %s AND archive_id > %s)) ORDER BY evicted_at_ms, archive_id LIMIT %s
 
--- name: mysql.compliance.SQL_SELECT_ENDED_JOBS --
+-- name: erasure.SQL_SELECT_ENDED_JOBS --
 -- Listed jobs an erasure waited for that have ended (primary key).
 SELECT id, errors FROM headgate_job WHERE id IN (%s, %s, %s) AND state IN ('succeeded', 'dead', 'cancelled')
 
@@ -537,7 +537,7 @@ SELECT id, errors FROM headgate_job WHERE JSON_CONTAINS(headgate_job.tags, JSON_
 -- Hot rows with their payloads, after a cursor (key rotation).
 SELECT id, state, attempts, task, args, kwargs, result, progress, output, errors FROM headgate_job WHERE id > %s ORDER BY id LIMIT %s
 
--- name: mysql.compliance.SQL_SELECT_PRESENT_JOBS --
+-- name: erasure.SQL_SELECT_PRESENT_JOBS --
 -- Listed jobs still in the hot table (primary key).
 SELECT id FROM headgate_job WHERE id IN (%s, %s, %s)
 
@@ -596,10 +596,6 @@ PARTITION `p202501` VALUES LESS THAN MAXVALUE
 SELECT PARTITION_NAME, TABLE_ROWS FROM information_schema.PARTITIONS
 WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = %s
 
--- name: mysql.archive_horizon.SQL_GET_LOCK_WAIT_TIMEOUT --
--- The session's lock_wait_timeout, read before the DDL and restored after it.
-SELECT @@SESSION.lock_wait_timeout
-
 -- name: mysql.archive_horizon.SQL_HAS_ROWS --
 -- One row of a partition, if any ({partition}: a quoted partition name).
 SELECT EXISTS (SELECT 1 FROM `headgate_job_archive` PARTITION (`p202501`))
@@ -623,14 +619,6 @@ UNION SELECT PRIVILEGE_TYPE FROM information_schema.TABLE_PRIVILEGES
 -- name: mysql.archive_horizon.SQL_REORGANIZE --
 -- Extend: split the after edge into new months and a new edge, rows moved by the server.
 ALTER TABLE `headgate_job_archive` REORGANIZE PARTITION `p_after_2031` INTO (PARTITION `p203201` VALUES LESS THAN (1959206400000), PARTITION `p_after_2032` VALUES LESS THAN MAXVALUE)
-
--- name: mysql.archive_horizon.SQL_SET_LOCK_WAIT_TIMEOUT --
--- Bound the DDL's wait for the table's metadata lock (whole seconds).
-SET SESSION lock_wait_timeout = %s
-
--- name: mysql.archive_horizon.SQL_UNLOCK --
--- Release LOCK TABLES.
-UNLOCK TABLES
 
 -- name: privileges_mysql.SQL_CURRENT_ROLE --
 -- MariaDB's active role (NULL when none); MySQL answers in another format or not at all.

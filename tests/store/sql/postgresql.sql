@@ -174,7 +174,7 @@ UPDATE headgate_job SET awaited = TRUE WHERE id = %s AND awaited IS NULL AND sta
 -- held back by a limit).
 UPDATE headgate_job SET state = 'cancelled', finished_at = now(), expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class), lease_owner = NULL, lease_expires_at = NULL WHERE id IN (%s, %s, %s) AND state IN ('available', 'waiting', 'held_back')
 
--- name: postgresql.operations.SQL_OPERATION_DISCARD --
+-- name: operation_fragments.SQL_OPERATION_DISCARD --
 -- Delete the selected jobs that never ran (primary key; the rule is checked again).
 DELETE FROM headgate_job WHERE id IN (%s, %s, %s) AND state IN (%s, %s) AND attempts = 0 AND snoozes IS NULL
 
@@ -182,7 +182,7 @@ DELETE FROM headgate_job WHERE id IN (%s, %s, %s) AND state IN (%s, %s) AND atte
 -- Request the abort of the selected running jobs (primary key; still running).
 UPDATE headgate_job SET abort_requested_at = COALESCE(abort_requested_at, now()) WHERE id IN (%s, %s, %s) AND state = 'running'
 
--- name: postgresql.operations.SQL_OPERATION_RESCHEDULE --
+-- name: operation_fragments.SQL_OPERATION_RESCHEDULE --
 -- Move the selected waiting jobs to a bound time (primary key; still available).
 UPDATE headgate_job SET run_at = %s WHERE id IN (%s, %s, %s) AND state = 'available'
 
@@ -199,7 +199,7 @@ UPDATE headgate_job SET run_at = now() WHERE id IN (%s, %s, %s) AND state = 'ava
 -- Lock a batch of matching jobs, skipping rows a worker holds (primary key order).
 SELECT id FROM headgate_job WHERE state IN (%s, %s) AND attempts = 0 AND snoozes IS NULL AND id > %s AND queue = %s ORDER BY id LIMIT %s FOR UPDATE SKIP LOCKED
 
--- name: postgresql.operations.SQL_OPERATION_SELECT_UNLOCKED --
+-- name: operation_fragments.SQL_OPERATION_SELECT_UNLOCKED --
 -- Read a page of matching jobs without locking them (list, dry run).
 SELECT id FROM headgate_job WHERE state IN (%s, %s) AND attempts = 0 AND snoozes IS NULL AND id > %s AND queue = %s ORDER BY id LIMIT %s
 
@@ -848,7 +848,7 @@ SELECT count(*) FROM "headgate_job_archive_202501" AS archived WHERE EXISTS (SEL
 -- Rows carrying the tag under a legal hold, in the three tables.
 SELECT (SELECT count(*) FROM headgate_job WHERE headgate_job.tags @> jsonb_build_array(%s::text) AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (headgate_job.tags @> jsonb_build_array(headgate_legal_hold.tag::text) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job.id)))) + (SELECT count(*) FROM headgate_job_archive WHERE headgate_job_archive.tags @> jsonb_build_array(%s::text) AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (headgate_job_archive.tags @> jsonb_build_array(headgate_legal_hold.tag::text) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive.job_id)))) + (SELECT count(*) FROM headgate_job_archive_held WHERE headgate_job_archive_held.tags @> jsonb_build_array(%s::text) AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (headgate_job_archive_held.tags @> jsonb_build_array(headgate_legal_hold.tag::text) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive_held.job_id))))
 
--- name: postgresql.compliance.SQL_DELETE_HELD_ROWS --
+-- name: holds.SQL_DELETE_HELD_ROWS --
 -- Delete held-table rows by primary key.
 DELETE FROM headgate_job_archive_held WHERE archive_id IN (%s, %s, %s)
 
@@ -859,7 +859,7 @@ INSERT INTO headgate_job_archive_held (archive_id, job_id, queue, task, args, kw
 SELECT archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, result, tags, created_at, finished_at, evicted_at_ms, archive_retention_ms FROM "headgate_job_archive_202501" AS archived WHERE EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (archived.tags @> jsonb_build_array(headgate_legal_hold.tag::text) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = archived.job_id)))
 ON CONFLICT (archive_id) DO NOTHING
 
--- name: postgresql.compliance.SQL_SELECT_ARCHIVED_COPIES --
+-- name: erasure.SQL_SELECT_ARCHIVED_COPIES --
 -- Archived copies of listed jobs swept before their erasure (headgate_archive_job_idx).
 SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive WHERE job_id IN (%s, %s, %s)
 
@@ -867,7 +867,7 @@ SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive WHERE job_id 
 -- One month's archived rows with their payloads, after a (evicted_at_ms, archive_id) cursor.
 SELECT archive_id, evicted_at_ms, args, kwargs, result, errors FROM headgate_job_archive WHERE evicted_at_ms >= %s AND evicted_at_ms < %s AND (evicted_at_ms > %s OR (evicted_at_ms = %s AND archive_id > %s)) ORDER BY evicted_at_ms, archive_id LIMIT %s
 
--- name: postgresql.compliance.SQL_SELECT_ENDED_JOBS --
+-- name: erasure.SQL_SELECT_ENDED_JOBS --
 -- Listed jobs an erasure waited for that have ended (primary key).
 SELECT id, errors FROM headgate_job WHERE id IN (%s, %s, %s) AND state IN ('succeeded', 'dead', 'cancelled')
 
@@ -887,7 +887,7 @@ SELECT id, errors FROM headgate_job WHERE headgate_job.tags @> jsonb_build_array
 -- Hot rows with their payloads, after a cursor (key rotation).
 SELECT id, state, attempts, task, args, kwargs, result, progress, output, errors FROM headgate_job WHERE id > %s ORDER BY id LIMIT %s
 
--- name: postgresql.compliance.SQL_SELECT_PRESENT_JOBS --
+-- name: erasure.SQL_SELECT_PRESENT_JOBS --
 -- Listed jobs still in the hot table (primary key).
 SELECT id FROM headgate_job WHERE id IN (%s, %s, %s)
 
@@ -981,18 +981,6 @@ GRANT SELECT ON TABLE "headgate_job_archive_202501" TO "app_worker"
 SELECT r.rolname, a.privilege_type, a.is_grantable
 FROM pg_class AS c CROSS JOIN LATERAL aclexplode(c.relacl) AS a LEFT JOIN pg_roles AS r ON r.oid = a.grantee
 WHERE c.oid = to_regclass(%s) AND a.grantee <> c.relowner
-
--- name: postgresql.archive_horizon.SQL_HAS_ROWS --
--- One row of a partition table, if any ({table}: a quoted partition name).
-SELECT EXISTS (SELECT 1 FROM "headgate_job_archive_202501")
-
--- name: postgresql.archive_horizon.SQL_LOCAL_LOCK_TIMEOUT --
--- Lock wait bound of this transaction only.
-SELECT set_config('lock_timeout', %s, true)
-
--- name: postgresql.archive_horizon.SQL_LOCK --
--- Hold a partition against every reader and writer until the transaction ends.
-LOCK TABLE "headgate_job_archive_202501" IN ACCESS EXCLUSIVE MODE
 
 -- name: postgresql.archive_horizon.SQL_MOVE_BATCH --
 -- One batch: the rows leave the detached edge and enter the archive in the same statement

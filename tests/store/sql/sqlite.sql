@@ -96,7 +96,7 @@ UPDATE headgate_job SET progress = %s WHERE id = %s AND fence = %s AND state = '
 -- held back by a limit).
 UPDATE headgate_job SET state = 'cancelled', finished_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now'), expires_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', (SELECT '+' || (rc.duration / 1000000.0) || ' seconds' FROM headgate_retention_class rc WHERE rc."key" = headgate_job.retention_class)), lease_owner = NULL, lease_expires_at = NULL WHERE id IN (%s, %s, %s) AND state IN ('available', 'waiting', 'held_back')
 
--- name: sqlite.operations.SQL_OPERATION_DISCARD --
+-- name: operation_fragments.SQL_OPERATION_DISCARD --
 -- Delete the selected jobs that never ran (primary key; the rule is checked again).
 DELETE FROM headgate_job WHERE id IN (%s, %s, %s) AND state IN (%s, %s) AND attempts = 0 AND snoozes IS NULL
 
@@ -104,7 +104,7 @@ DELETE FROM headgate_job WHERE id IN (%s, %s, %s) AND state IN (%s, %s) AND atte
 -- Request the abort of the selected running jobs (primary key; still running).
 UPDATE headgate_job SET abort_requested_at = COALESCE(abort_requested_at, strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now')) WHERE id IN (%s, %s, %s) AND state = 'running'
 
--- name: sqlite.operations.SQL_OPERATION_RESCHEDULE --
+-- name: operation_fragments.SQL_OPERATION_RESCHEDULE --
 -- Move the selected waiting jobs to a bound time (primary key; still available).
 UPDATE headgate_job SET run_at = %s WHERE id IN (%s, %s, %s) AND state = 'available'
 
@@ -121,8 +121,8 @@ UPDATE headgate_job SET run_at = strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now') WHER
 -- Select a batch of matching jobs (primary key order; the batch's write transaction holds them).
 SELECT id FROM headgate_job WHERE state IN (%s, %s) AND attempts = 0 AND snoozes IS NULL AND id > %s AND queue = %s ORDER BY id LIMIT %s
 
--- name: sqlite.operations.SQL_OPERATION_SELECT_UNLOCKED --
--- Read a page of matching jobs (list, dry run).
+-- name: operation_fragments.SQL_OPERATION_SELECT_UNLOCKED --
+-- Read a page of matching jobs without locking them (list, dry run).
 SELECT id FROM headgate_job WHERE state IN (%s, %s) AND attempts = 0 AND snoozes IS NULL AND id > %s AND queue = %s ORDER BY id LIMIT %s
 
 -- name: operation_fragments.SQL_READ_JOB_META --
@@ -407,7 +407,7 @@ SELECT id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, ti
 -- and its policy (primary key).
 UPDATE headgate_job SET state = %s, waiting_for = %s, on_parent_failure = %s, depends_on = %s WHERE id = %s
 
--- name: sqlite.workflows.SQL_RELEASE_WAITING --
+-- name: workflow_statements.SQL_RELEASE_WAITING --
 -- Waiting jobs count %s parents less and turn available at zero. MySQL evaluates SET left to
 -- right: the state is assigned first, from the old count.
 UPDATE headgate_job SET state = CASE WHEN waiting_for <= %s THEN 'available' ELSE state END, waiting_for = waiting_for - %s WHERE state = 'waiting' AND id IN (%s, %s, %s)
@@ -432,7 +432,7 @@ SELECT count(*) FROM headgate_job_archive WHERE evicted_at_ms >= %s AND evicted_
 -- Rows carrying the tag under a legal hold, in the three tables.
 SELECT (SELECT count(*) FROM headgate_job WHERE EXISTS (SELECT 1 FROM json_each(headgate_job.tags) WHERE json_each.value = %s) AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (EXISTS (SELECT 1 FROM json_each(headgate_job.tags) WHERE json_each.value = headgate_legal_hold.tag) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job.id)))) + (SELECT count(*) FROM headgate_job_archive WHERE EXISTS (SELECT 1 FROM json_each(headgate_job_archive.tags) WHERE json_each.value = %s) AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (EXISTS (SELECT 1 FROM json_each(headgate_job_archive.tags) WHERE json_each.value = headgate_legal_hold.tag) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive.job_id)))) + (SELECT count(*) FROM headgate_job_archive_held WHERE EXISTS (SELECT 1 FROM json_each(headgate_job_archive_held.tags) WHERE json_each.value = %s) AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (EXISTS (SELECT 1 FROM json_each(headgate_job_archive_held.tags) WHERE json_each.value = headgate_legal_hold.tag) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive_held.job_id))))
 
--- name: sqlite.compliance.SQL_DELETE_HELD_ROWS --
+-- name: holds.SQL_DELETE_HELD_ROWS --
 -- Delete held-table rows by primary key.
 DELETE FROM headgate_job_archive_held WHERE archive_id IN (%s, %s, %s)
 
@@ -442,7 +442,7 @@ DELETE FROM headgate_job_archive_held WHERE archive_id IN (%s, %s, %s)
 INSERT OR IGNORE INTO headgate_job_archive_held (archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, result, tags, created_at, finished_at, evicted_at_ms, archive_retention_ms)
 SELECT archive_id, job_id, queue, task, args, kwargs, errors, attempts, fingerprint, terminal_state, result, tags, created_at, finished_at, evicted_at_ms, archive_retention_ms FROM headgate_job_archive WHERE evicted_at_ms >= %s AND evicted_at_ms < %s AND EXISTS (SELECT 1 FROM headgate_legal_hold WHERE headgate_legal_hold.released_at IS NULL AND (EXISTS (SELECT 1 FROM json_each(headgate_job_archive.tags) WHERE json_each.value = headgate_legal_hold.tag) OR EXISTS (SELECT 1 FROM headgate_legal_hold_job WHERE headgate_legal_hold_job.hold_id = headgate_legal_hold.id AND headgate_legal_hold_job.job_id = headgate_job_archive.job_id)))
 
--- name: sqlite.compliance.SQL_SELECT_ARCHIVED_COPIES --
+-- name: erasure.SQL_SELECT_ARCHIVED_COPIES --
 -- Archived copies of listed jobs swept before their erasure (headgate_archive_job_idx).
 SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive WHERE job_id IN (%s, %s, %s)
 
@@ -450,7 +450,7 @@ SELECT archive_id, evicted_at_ms, errors FROM headgate_job_archive WHERE job_id 
 -- One month's archived rows with their payloads, after a (evicted_at_ms, archive_id) cursor.
 SELECT archive_id, evicted_at_ms, args, kwargs, result, errors FROM headgate_job_archive WHERE evicted_at_ms >= %s AND evicted_at_ms < %s AND (evicted_at_ms > %s OR (evicted_at_ms = %s AND archive_id > %s)) ORDER BY evicted_at_ms, archive_id LIMIT %s
 
--- name: sqlite.compliance.SQL_SELECT_ENDED_JOBS --
+-- name: erasure.SQL_SELECT_ENDED_JOBS --
 -- Listed jobs an erasure waited for that have ended (primary key).
 SELECT id, errors FROM headgate_job WHERE id IN (%s, %s, %s) AND state IN ('succeeded', 'dead', 'cancelled')
 
@@ -470,7 +470,7 @@ SELECT id, errors FROM headgate_job WHERE EXISTS (SELECT 1 FROM json_each(headga
 -- Hot rows with their payloads, after a cursor (key rotation).
 SELECT id, state, attempts, task, args, kwargs, result, progress, output, errors FROM headgate_job WHERE id > %s ORDER BY id LIMIT %s
 
--- name: sqlite.compliance.SQL_SELECT_PRESENT_JOBS --
+-- name: erasure.SQL_SELECT_PRESENT_JOBS --
 -- Listed jobs still in the hot table (primary key).
 SELECT id FROM headgate_job WHERE id IN (%s, %s, %s)
 
