@@ -24,6 +24,11 @@ OUTCOMES = (
 )
 #: Queues drawn as lines in the depth chart; the rest are listed under it.
 MAX_DEPTH_LINES = len(PALETTE)
+#: The depth chart keeps this much of its width on the right for the lines' queue names, cut to
+#: LINE_LABEL_CHARS characters (the table under the chart has the full names).
+LINE_LABEL_MARGIN = 130
+LINE_LABEL_CHARS = 15
+LINE_LABEL_GAP = 11
 
 
 def scaled(value, peak, height=CHART_HEIGHT):
@@ -37,12 +42,13 @@ def slot_x(index, count, width=CHART_WIDTH):
     return round(index * slot, 1), slot
 
 
-def chart_frame(first, last, peak):
-    """What every chart's SVG needs besides its marks: size, plot height, the label row and the
+def chart_frame(first, last, peak, plot_width=CHART_WIDTH):
+    """What every chart's SVG needs besides its marks: size, plot size, the label row and the
     first and last times of the horizontal axis."""
     return {
         "width": CHART_WIDTH, "height": CHART_HEIGHT + CHART_LABEL_HEIGHT, "plot_height": CHART_HEIGHT,
-        "label_y": CHART_HEIGHT + CHART_LABEL_HEIGHT - 4, "first": first, "last": last, "peak": peak,
+        "plot_width": plot_width, "label_y": CHART_HEIGHT + CHART_LABEL_HEIGHT - 4,
+        "first": first, "last": last, "peak": peak,
     }
 
 
@@ -89,8 +95,10 @@ def outcome_chart(hours):
 def depth_chart(depths, hours):
     """Lines of ready depth per hour for the :data:`MAX_DEPTH_LINES` deepest queues (from
     ``[QueueDepth]``, deepest first, over ``hours`` hour starts), each with its colour, dash
-    pattern and a label at its last point. A line breaks over hours without a sample."""
+    pattern and its queue's name in the right margin, level with its last point. A line breaks
+    over hours without a sample."""
     drawn = depths[:MAX_DEPTH_LINES]
+    plot_width = CHART_WIDTH - LINE_LABEL_MARGIN
     peak = max((depth.peak for depth in drawn), default=0)
     lines = []
     for number, depth in enumerate(drawn):
@@ -101,28 +109,35 @@ def depth_chart(depths, hours):
                     segments.append(current)
                 current = []
                 continue
-            x, slot = slot_x(index, len(hours))
+            x, slot = slot_x(index, len(hours), plot_width)
             point = (round(x + slot / 2, 1), round(CHART_HEIGHT - scaled(value, peak), 1))
             current.append(point)
             last = point
         if current:
             segments.append(current)
+        name = depth.queue if len(depth.queue) <= LINE_LABEL_CHARS else depth.queue[:LINE_LABEL_CHARS - 1] + "…"
         lines.append({
-            "queue": depth.queue, "colour": PALETTE[number], "dash": DASHES[number],
+            "queue": depth.queue, "label": name, "colour": PALETTE[number], "dash": DASHES[number],
             "points": [" ".join(f"{x},{y}" for x, y in segment) for segment in segments],
             "dots": [segment[0] for segment in segments if len(segment) == 1],
-            "label_x": last[0] if last else 0, "label_y": max(10, last[1] - 3) if last else 0,
+            "label_x": plot_width + 6, "label_y": last[1] + 4 if last else CHART_HEIGHT,
             "peak": depth.peak, "ready_now": depth.ready_now, "scheduled_now": depth.scheduled_now,
         })
     _spread_labels(lines)
-    return {**chart_frame(hours[0] if hours else None, hours[-1] if hours else None, peak),
+    return {**chart_frame(hours[0] if hours else None, hours[-1] if hours else None, peak, plot_width),
             "lines": lines, "undrawn": depths[MAX_DEPTH_LINES:]}
 
 
-def _spread_labels(lines, gap=11):
-    """Move the lines' end labels down so that no two overlap (a label row is ``gap`` high)."""
-    previous = None
-    for line in sorted(lines, key=lambda line: line["label_y"]):
-        if previous is not None and line["label_y"] < previous + gap:
-            line["label_y"] = round(previous + gap, 1)
-        previous = line["label_y"]
+def _spread_labels(lines):
+    """Move the lines' names apart so that no two overlap (each is LINE_LABEL_GAP high) and all
+    stay inside the plot: down from the top first, then up from the bottom where they ran over."""
+    ordered = sorted(lines, key=lambda line: line["label_y"])
+    lowest = CHART_HEIGHT
+    for number, line in enumerate(ordered):
+        floor = LINE_LABEL_GAP if number == 0 else ordered[number - 1]["label_y"] + LINE_LABEL_GAP
+        line["label_y"] = round(max(line["label_y"], floor), 1)
+    for line in reversed(ordered):
+        line["label_y"] = round(min(line["label_y"], lowest), 1)
+        lowest = line["label_y"] - LINE_LABEL_GAP
+    for line in lines:  # a short stretch of the line's own stroke, then its name
+        line["swatch_y"], line["swatch_end_x"], line["text_x"] = line["label_y"] - 4, line["label_x"] + 14, line["label_x"] + 18
