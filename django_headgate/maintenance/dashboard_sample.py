@@ -38,8 +38,9 @@ class DashboardSampleDuty(Duty):
 
     def run_batch(self, limit):
         """The first batch of a pass takes the sample; every batch prunes at most ``limit`` rows."""
-        now = self._sample_at or self.clock()
-        sampled = 0
+        if self._sample_at is None:
+            self._sample_at = self.clock()
+        now, sampled = self._sample_at, 0  # every batch of the pass prunes against the same cutoff
         if not self._sampled:
             sampled = self.store.take_queue_sample(now)
             self._sampled = True  # a batch retried smaller does not sample twice
