@@ -15,6 +15,7 @@ from datetime import timedelta
 from django.template.response import TemplateResponse
 
 from ..conf import get_settings
+from ..maintenance.dashboard_sample import DashboardSampleDuty
 from ..models import JobState
 from ..status import (
     archive_section, collect_status, flow_section, health_section, horizon_section, periodic_section, workers_section,
@@ -27,16 +28,19 @@ from .charts import depth_chart, finished_chart, outcome_chart
 STATUS_SECTIONS = [workers_section, flow_section, archive_section, horizon_section, health_section, periodic_section]
 
 
-def sample_charts(store_now, conf):
+def sample_charts(store_now, conf, duty_outcomes):
     """The two 24-hour charts and what the page says about the samples behind them: when the
-    newest was taken, and whether it is overdue (more than two sampling intervals old)."""
+    newest was taken, and whether sampling looks stopped (the ``dashboard_sample`` duty's last
+    pass, from ``duty_outcomes``, is more than two intervals old or never happened). The duty's
+    pass, not the newest row, decides: an idle installation writes no rows and is not stopped."""
     hours = summaries.outcomes_per_hour(store_now)
-    newest = summaries.newest_sample_at()
-    overdue = newest is None or store_now - newest > timedelta(seconds=2 * conf.dashboard_interval)
+    last_pass = next((outcome.finished_at for outcome in duty_outcomes if outcome.duty == DashboardSampleDuty.name), None)
+    overdue = last_pass is None or store_now - last_pass > timedelta(seconds=2 * conf.dashboard_interval)
     return {
         "outcome_chart": outcome_chart(hours),
         "depth_chart": depth_chart(summaries.ready_depth_per_hour(store_now), [hour.hour for hour in hours]),
-        "newest_sample_at": newest, "samples_overdue": overdue, "sampling_enabled": conf.dashboard_enabled,
+        "newest_sample_at": summaries.newest_sample_at(), "last_sample_pass_at": last_pass,
+        "samples_overdue": overdue, "sampling_enabled": conf.dashboard_enabled,
     }
 
 
@@ -59,6 +63,7 @@ def dashboard_view(model_admin, request):
     """Render the dashboard (the caller has checked the permission to view jobs)."""
     conf = get_settings()
     status, sections = collect_status(conf, sections=STATUS_SECTIONS)
+    duty_outcomes = summaries.last_duty_outcomes()
     by_name = {section.name: section for section in sections}
     context = {
         **model_admin.admin_site.each_context(request),
@@ -69,10 +74,10 @@ def dashboard_view(model_admin, request):
         "queue_counts": queue_rows(request, status.now),
         "count_cap": f"{summaries.COUNT_CAP:,}",
         "chart": finished_chart(summaries.finished_per_minute(status.now)),
-        **sample_charts(status.now, conf),
+        **sample_charts(status.now, conf, duty_outcomes),
         "workers": by_name["workers"].data,
         "flow": by_name["flow"],
-        "duty_outcomes": summaries.last_duty_outcomes(),
+        "duty_outcomes": duty_outcomes,
         "archive": by_name["archive"].data,
         "periodic": by_name["periodic"].data,
         "archive_rows": archive_rows(by_name["archive"].data),

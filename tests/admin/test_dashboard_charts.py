@@ -13,7 +13,7 @@ from django_headgate.admin.charts import MAX_DEPTH_LINES, PALETTE
 from django_headgate.admin.dashboard import sample_charts
 from django_headgate.conf import get_settings
 from django_headgate.maintenance.runner import MaintenanceRunner
-from django_headgate.models import JobState
+from django_headgate.models import DutyRun, JobState
 from django_headgate.store import get_store
 
 from tests.support.samples import finished_jobs, live_jobs, place_samples
@@ -102,7 +102,7 @@ def test_the_charts_never_read_the_hot_table():
     now = store.now()
     place_samples(3, now, queue="mail", available=5, succeeded=2)
     with CaptureQueriesContext(connection) as queries:
-        sample_charts(now, get_settings())
+        sample_charts(now, get_settings(), [])
     tables = " ".join(query["sql"] for query in queries.captured_queries)
     assert "headgate_queue_sample" in tables
     assert "headgate_job" not in tables.replace("headgate_queue_sample", "")
@@ -113,9 +113,23 @@ def test_the_page_says_when_no_sample_is_taken(auditor, settings):
     assert "No sample yet: the dashboard_sample duty runs in headgate_maintain" in body
     assert "No queue sampled in the last 24 hours." in body
 
-    place_samples(1, get_store().now() - 3 * HOUR, queue="mail")
+    now = get_store().now()
+    place_samples(1, now - 3 * HOUR, queue="mail")
+    DutyRun.objects.record(duty="dashboard_sample", status="sampled", rows=1, batches=1, seconds=0.01,
+                           started_at=now - 3 * HOUR, finished_at=now - 3 * HOUR, next_run_at=None)
     body = auditor.get(reverse(URL)).content.decode()
-    assert "The newest sample is from" in body
+    assert "The dashboard_sample duty last ran at" in body
 
     settings.HEADGATE = {**settings.HEADGATE, "DASHBOARD": {"ENABLED": False}}
     assert "Sampling is paused" in auditor.get(reverse(URL)).content.decode()
+
+
+def test_an_idle_installation_is_not_taken_for_a_stopped_duty(auditor):
+    """With no job anywhere a pass writes no row: the duty's last pass, not the newest row,
+    says whether sampling runs."""
+    place_samples(1, get_store().now() - 3 * HOUR, queue="mail")
+    outcome = MaintenanceRunner(get_settings(), duty_names=["dashboard_sample"]).run_once()
+    assert [o.rows for o in outcome] == [0]
+    response = auditor.get(reverse(URL))
+    assert not response.context["samples_overdue"]
+    assert "The dashboard_sample duty last ran" not in response.content.decode()
