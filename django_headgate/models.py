@@ -517,3 +517,32 @@ class ArchiveKey(models.Model):
 
     def __str__(self):
         return f"archive key of {self.month}" + (" (shredded)" if self.shredded_at else "")
+
+
+class QueueSample(models.Model):
+    """One queue at one pass of the ``dashboard_sample`` duty (store-clock ``sampled_at``): its
+    live jobs at that moment (ready = available and due; scheduled = available, due later;
+    running; held back) and the jobs that finished since the previous sample (succeeded, dead)
+    with their failed attempts that were retried. Pruned after ``DASHBOARD.RETENTION``; the
+    dashboard's 24-hour charts read only this table."""
+
+    sampled_at = models.DateTimeField()
+    queue = models.CharField(max_length=64)
+    available = models.IntegerField(default=0)
+    scheduled = models.IntegerField(default=0)
+    running = models.IntegerField(default=0)
+    held_back = models.IntegerField(default=0)
+    succeeded = models.IntegerField(default=0)
+    retried = models.IntegerField(default=0)
+    dead = models.IntegerField(default=0)
+
+    class Meta:
+        db_table = "headgate_queue_sample"
+        ordering = ["sampled_at", "queue"]
+        indexes = [
+            # The dashboard's 24-hour range and the prune's oldest-first batches.
+            models.Index(fields=["sampled_at"], name="headgate_sample_at_idx"),
+        ]
+
+    def __str__(self):
+        return f"{self.queue} at {self.sampled_at:%Y-%m-%d %H:%M}"

@@ -1,50 +1,46 @@
 """The Headgate dashboard: one admin page an operator can keep open (DESIGN §9).
 
-Jobs per queue and state, jobs finished per minute over the last hour (an SVG bar chart drawn
-on the server: no script, no CDN), live workers, the last outcome of every maintenance duty,
-archive rows per month, the archive horizon and the periodic schedules. Workers, archive and horizon are those of
-``manage.py headgate_status`` (:func:`django_headgate.status.collect_status`, the same code).
+Jobs per queue and state, jobs finished per minute over the last hour and, from the samples of
+the ``dashboard_sample`` duty, the last 24 hours by outcome and the ready depth per queue (SVG
+charts drawn on the server from :mod:`.charts`: no script, no CDN), live workers, the last
+outcome of every maintenance duty, archive rows per month, the archive horizon and the periodic
+schedules. Workers, archive and horizon are those of ``manage.py headgate_status`` (:func:`django_headgate.status.collect_status`, the same code).
 It is served under the job admin's URLs (``admin:headgate_dashboard``), so it works on whatever
 admin site the job admin is registered with; it needs the permission to view jobs.
 """
 
 from dataclasses import replace
+from datetime import timedelta
 
 from django.template.response import TemplateResponse
 
 from ..conf import get_settings
+from ..maintenance.dashboard_sample import DashboardSampleDuty
 from ..models import JobState
 from ..status import (
     archive_section, collect_status, flow_section, health_section, horizon_section, periodic_section, workers_section,
 )
 from . import summaries
+from .charts import depth_chart, finished_chart, outcome_chart
 
-CHART_WIDTH = 600
-CHART_HEIGHT = 120
-CHART_LABEL_HEIGHT = 16
 #: What the dashboard shares with ``headgate_status``. Its job counts are its own (capped index
 #: reads, like the job list's) rather than the status command's GROUP BY over the hot table.
 STATUS_SECTIONS = [workers_section, flow_section, archive_section, horizon_section, health_section, periodic_section]
 
 
-def finished_chart(per_minute):
-    """Bar geometry for the finished-per-minute chart: a dict the template draws as SVG."""
-    peak = max((count for _, count in per_minute), default=0)
-    slot = CHART_WIDTH / max(len(per_minute), 1)
-    bars = []
-    for index, (minute, count) in enumerate(per_minute):
-        height = round(CHART_HEIGHT * count / peak, 1) if peak else 0
-        bars.append({
-            "x": round(index * slot, 1), "width": round(slot * 0.8, 1),
-            "y": round(CHART_HEIGHT - height, 1), "height": height,
-            "count": count, "minute": minute,
-        })
+def sample_charts(store_now, conf, duty_outcomes):
+    """The two 24-hour charts and what the page says about the samples behind them: when the
+    newest was taken, and whether sampling looks stopped (the ``dashboard_sample`` duty's last
+    pass, from ``duty_outcomes``, is more than two intervals old or never happened). The duty's
+    pass, not the newest row, decides: an idle installation writes no rows and is not stopped."""
+    hours = summaries.outcomes_per_hour(store_now)
+    last_pass = next((outcome.finished_at for outcome in duty_outcomes if outcome.duty == DashboardSampleDuty.name), None)
+    overdue = last_pass is None or store_now - last_pass > timedelta(seconds=2 * conf.dashboard_interval)
     return {
-        "bars": bars, "peak": peak, "total": sum(count for _, count in per_minute),
-        "width": CHART_WIDTH, "height": CHART_HEIGHT + CHART_LABEL_HEIGHT,
-        "plot_height": CHART_HEIGHT, "label_y": CHART_HEIGHT + CHART_LABEL_HEIGHT - 4,
-        "first": per_minute[0][0] if per_minute else None,
-        "last": per_minute[-1][0] if per_minute else None,
+        "outcome_chart": outcome_chart(hours),
+        "depth_chart": depth_chart(summaries.ready_depth_per_hour(store_now), [hour.hour for hour in hours]),
+        "newest_sample_at": summaries.newest_sample_at(), "last_sample_pass_at": last_pass,
+        "samples_overdue": overdue, "sampling_enabled": conf.dashboard_enabled,
     }
 
 
@@ -65,7 +61,9 @@ def queue_rows(request, store_now):
 
 def dashboard_view(model_admin, request):
     """Render the dashboard (the caller has checked the permission to view jobs)."""
-    status, sections = collect_status(get_settings(), sections=STATUS_SECTIONS)
+    conf = get_settings()
+    status, sections = collect_status(conf, sections=STATUS_SECTIONS)
+    duty_outcomes = summaries.last_duty_outcomes()
     by_name = {section.name: section for section in sections}
     context = {
         **model_admin.admin_site.each_context(request),
@@ -76,9 +74,10 @@ def dashboard_view(model_admin, request):
         "queue_counts": queue_rows(request, status.now),
         "count_cap": f"{summaries.COUNT_CAP:,}",
         "chart": finished_chart(summaries.finished_per_minute(status.now)),
+        **sample_charts(status.now, conf, duty_outcomes),
         "workers": by_name["workers"].data,
         "flow": by_name["flow"],
-        "duty_outcomes": summaries.last_duty_outcomes(),
+        "duty_outcomes": duty_outcomes,
         "archive": by_name["archive"].data,
         "periodic": by_name["periodic"].data,
         "archive_rows": archive_rows(by_name["archive"].data),

@@ -12,7 +12,7 @@ from ..store.archive_layout import prepared_layout
 from ..conf import get_settings
 from ..values.durations import describe_duration
 from ..models import JobState
-from ..status import reader
+from ..status import reader, samples
 from ..store import get_store
 
 #: Counts per queue and state stop here: "10,000+" (an index range read of at most this many).
@@ -76,6 +76,21 @@ def retention_class_keys():
 def finished_per_minute(store_now):
     """Jobs finished in each of the last 60 minutes (see the status reader)."""
     return reader.finished_per_minute(store_now, using=_alias())
+
+
+def outcomes_per_hour(store_now):
+    """Jobs finished in each of the last 24 hours by outcome, from the dashboard samples."""
+    return samples.outcomes_per_hour(store_now, using=_alias())
+
+
+def ready_depth_per_hour(store_now):
+    """Ready depth per queue and hour over the last 24 hours, from the dashboard samples."""
+    return samples.ready_depth_per_hour(store_now, using=_alias())
+
+
+def newest_sample_at():
+    """When the dashboard_sample duty last sampled (None: never, or not since the prune)."""
+    return samples.newest_sample_at(using=_alias())
 
 
 def last_duty_outcomes():

@@ -7,13 +7,14 @@ the ``headgate_maintain`` command and the status reader all read one list withou
 
 from .archive_horizon import ArchiveHorizonDuty
 from .archive_prune import ArchivePruneDuty
+from .dashboard_sample import DashboardSampleDuty
 from .heartbeat_prune import HeartbeatPruneDuty
 from .periodic import PeriodicDuty
 from .rescue import RescueDuty
 from .retention_sweep import RetentionSweepDuty
 
 DUTIES = (RescueDuty, RetentionSweepDuty, HeartbeatPruneDuty, ArchivePruneDuty, ArchiveHorizonDuty,
-          PeriodicDuty)
+          PeriodicDuty, DashboardSampleDuty)
 DUTIES_BY_NAME = {duty.name: duty for duty in DUTIES}
 
 

@@ -3,6 +3,7 @@
 :class:`BaseStore` is assembled from one contract class per section (``contract/jobs.py``,
 ``contract/operations.py``, ``contract/heartbeats.py``, ``contract/sweep.py``, ``contract/worker.py``,
 ``contract/flow.py``, ``contract/workflows.py``, ``contract/batches.py``, ``contract/compliance.py``,
+``contract/samples.py``,
 ``contract/errors.py``).
 Each section declares
 
@@ -38,6 +39,7 @@ from .contract.flow import FlowContract
 from .contract.heartbeats import HeartbeatsContract
 from .contract.jobs import JobsContract
 from .contract.operations import OperationsContract
+from .contract.samples import SamplesContract
 from .contract.sweep import SweepContract
 from .contract.worker import WorkerContract
 from .contract.workflows import WorkflowsContract
@@ -51,7 +53,7 @@ def lock_key(name):
 
 
 class BaseStore(JobsContract, OperationsContract, HeartbeatsContract, SweepContract, WorkerContract, FlowContract,
-                WorkflowsContract, BatchesContract, ComplianceContract, ErrorsContract):
+                WorkflowsContract, BatchesContract, ComplianceContract, SamplesContract, ErrorsContract):
     """Contract for one database alias. A vendor subclass sets ``vendor`` and ``statements``.
 
     ``statements`` is a tuple of the vendor's statement modules; their ``SQL_*`` constants are

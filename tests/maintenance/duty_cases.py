@@ -13,7 +13,7 @@ from datetime import timedelta
 
 from django_headgate.store.archive_layout import MONTHS, forget_prepared_layout, month_of_ms, prepared_layout
 from django_headgate.maintenance.registry import DUTIES_BY_NAME
-from django_headgate.models import ArchivedJob, Job, JobState, PeriodicTick
+from django_headgate.models import ArchivedJob, Job, JobState, PeriodicTick, QueueSample
 from tests.factories import JobFactory
 from tests.support.archive_layout import restore_frozen_layout
 from tests.support.archive_rows import DAY_MS, archive_rows, rows_in
@@ -266,6 +266,30 @@ class PeriodicCase(DutyCase):
         return "headgate_periodic_tick"
 
 
+class DashboardSampleCase(DutyCase):
+    """Its unit is a sample row past ``DASHBOARD.RETENTION`` (48 h); with no job in the table a
+    pass's sample writes nothing, so the rows an outcome counts are the pruned ones."""
+
+    def _samples(self, store, count, queue, age):
+        at = store.now() - age
+        QueueSample.objects.bulk_create([QueueSample(sampled_at=at, queue=queue, available=n) for n in range(count)])
+
+    def make_eligible(self, store, count):
+        self._samples(store, count, "old", timedelta(hours=49))
+
+    def make_ineligible(self, store, count):
+        self._samples(store, count, "fresh", timedelta(hours=47))
+
+    def eligible_left(self):
+        return QueueSample.objects.filter(queue="old").count()
+
+    def ineligible_left(self):
+        return QueueSample.objects.filter(queue="fresh").count()
+
+    def table(self, store):
+        return "headgate_queue_sample"
+
+
 CASES = [
     RescueCase("rescue", "RESCUE", "", 1, {"interval": 30.0, "batch_size": 500, **PASS_SHAPE},
                # MySQL/MariaDB release each rescued row with a statement of its own.
@@ -285,4 +309,5 @@ CASES = [
         "interval": 60.0, "batch_pause": 0.0, "batch_timeout": 10.0, "max_batches": 1,
         "full_batch_backoff_seconds": 1.0, "failure_backoff_seconds": 60.0},
         one_batch=f"{ONE_BATCH}: every due tick of every schedule"),
+    DashboardSampleCase("dashboard_sample", "DASHBOARD", "", 1, {"interval": 60.0, "batch_size": 500, **PASS_SHAPE}),
 ]

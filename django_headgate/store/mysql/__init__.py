@@ -10,6 +10,7 @@ no LISTEN/NOTIFY (workers poll with backoff).
 import math
 from datetime import timezone
 
+from .. import sample_statements
 from ..base import BaseStore
 from . import compliance, flow, heartbeats, jobs, operations, sweep, worker, workflows
 from .errors import MySQLErrors
@@ -28,7 +29,7 @@ MAX_INSERT_BYTES = 8 * 1024 * 1024
 class MySQLStore(MySQLJobs, MySQLOperations, MySQLHeartbeats, MySQLSweep, MySQLWorker, MySQLErrors,
                  BaseStore):
     vendor = "mysql"
-    statements = (jobs, operations, heartbeats, sweep, worker, flow, workflows, compliance)
+    statements = (jobs, operations, heartbeats, sweep, worker, flow, workflows, compliance, sample_statements)
     max_insert_bytes = MAX_INSERT_BYTES
 
     def duration_param(self, seconds):

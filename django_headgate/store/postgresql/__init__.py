@@ -4,6 +4,7 @@ locks, one-statement sweeps and an archive of monthly child tables.
 Statements live in the section modules (``jobs``, ``heartbeats``, ``sweep``, ``worker``), each beside the
 methods that run them."""
 
+from .. import sample_statements
 from ..base import BaseStore
 from . import compliance, flow, heartbeats, jobs, operations, sweep, worker, workflows
 from .errors import PostgreSQLErrors
@@ -19,7 +20,7 @@ from .workflows import PostgreSQLWorkflows
 class PostgreSQLStore(PostgreSQLJobs, PostgreSQLOperations, PostgreSQLHeartbeats, PostgreSQLSweep,
                       PostgreSQLWorker, PostgreSQLWorkflows, PostgreSQLHotStatements, PostgreSQLErrors, BaseStore):
     vendor = "postgresql"
-    statements = (jobs, operations, heartbeats, sweep, worker, flow, workflows, compliance)
+    statements = (jobs, operations, heartbeats, sweep, worker, flow, workflows, compliance, sample_statements)
     supports_listen_notify = True
 
     def set_statement_budget(self, seconds, lock_seconds, *, local=False):

@@ -12,6 +12,7 @@ from datetime import timezone
 
 from django.utils.dateparse import parse_datetime
 
+from .. import sample_statements
 from ..base import BaseStore
 from . import compliance, flow, heartbeats, jobs, operations, sweep, worker, workflows
 from .errors import SQLiteErrors
@@ -33,7 +34,7 @@ def seconds_modifier(seconds):
 class SQLiteStore(SQLiteJobs, SQLiteOperations, SQLiteHeartbeats, SQLiteSweep, SQLiteWorker, SQLiteErrors,
                   BaseStore):
     vendor = "sqlite"
-    statements = (jobs, operations, heartbeats, sweep, worker, flow, workflows, compliance)
+    statements = (jobs, operations, heartbeats, sweep, worker, flow, workflows, compliance, sample_statements)
     INSERT_BATCH_ROWS = INSERT_BATCH_ROWS
 
     def duration_param(self, seconds):

@@ -557,6 +557,52 @@ UPDATE headgate_job_archive SET args = %s, kwargs = %s, result = %s, errors = %s
 -- Rewrite one hot row's payloads and fingerprint, guarded by its state and attempts.
 UPDATE headgate_job SET args = %s, kwargs = %s, result = %s, progress = %s, output = %s, errors = %s, fingerprint = COALESCE(%s, fingerprint) WHERE id = %s AND state = %s AND attempts = %s
 
+-- name: sample_statements.SQL_COUNT_FINISHED_OUTCOMES --
+-- Jobs of one retention class that finished in (since, until], per queue and outcome, with their
+-- failed attempts that were retried (every attempt before the last). finished_at has no index:
+-- expires_at = finished_at + the class's duration, so the window shifted by the duration is one
+-- range of headgate_job_expires_idx. Parameters: class, expiry bounds, finish bounds.
+SELECT queue, state, COUNT(*), SUM(CASE WHEN attempts > 1 THEN attempts - 1 ELSE 0 END)
+FROM headgate_job
+WHERE expires_at > %s AND expires_at <= %s AND retention_class = %s
+  AND finished_at > %s AND finished_at <= %s AND state IN ('succeeded', 'dead')
+GROUP BY queue, state
+
+-- name: sample_statements.SQL_DELETE_SAMPLES --
+-- Prune step 2: those rows, by primary key ({ids}: one %s per id).
+DELETE FROM headgate_queue_sample WHERE id IN (%s, %s, %s)
+
+-- name: sample_statements.SQL_EXPIRING_RETENTION_CLASSES --
+-- Retention classes that expire (key, duration): finished jobs are found through their expiry.
+SELECT rc.key, rc.duration FROM headgate_retention_class rc WHERE rc.duration IS NOT NULL
+
+-- name: sample_statements.SQL_INSERT_QUEUE_SAMPLE --
+-- One queue's row of a sample.
+INSERT INTO headgate_queue_sample
+    (sampled_at, queue, available, scheduled, running, held_back, succeeded, retried, dead)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)
+
+-- name: sample_statements.SQL_LAST_SAMPLE_AT --
+-- The newest sample's time (headgate_sample_at_idx): the previous sample ends the next window.
+SELECT MAX(sampled_at) FROM headgate_queue_sample
+
+-- name: sample_statements.SQL_SAMPLE_QUEUE_DEPTHS --
+-- Live jobs per queue at the sample's moment: ready (available and due), scheduled (available,
+-- due later), running, held back. Reads the live rows only, through headgate_job_claim_idx
+-- (state, queue, ..., run_at): bounded by the backlog, never by the finished history.
+SELECT queue,
+       SUM(CASE WHEN state = 'available' AND run_at <= %s THEN 1 ELSE 0 END),
+       SUM(CASE WHEN state = 'available' AND run_at > %s THEN 1 ELSE 0 END),
+       SUM(CASE WHEN state = 'running' THEN 1 ELSE 0 END),
+       SUM(CASE WHEN state = 'held_back' THEN 1 ELSE 0 END)
+FROM headgate_job
+WHERE state IN ('available', 'running', 'held_back')
+GROUP BY queue
+
+-- name: sample_statements.SQL_SELECT_OLD_SAMPLES --
+-- Prune step 1: the oldest samples taken before the cutoff, at most %s (headgate_sample_at_idx).
+SELECT id FROM headgate_queue_sample WHERE sampled_at < %s ORDER BY sampled_at LIMIT %s
+
 -- name: mysql.SQL_GET_STATEMENT_BUDGET_MARIADB --
 -- Lock waits in whole seconds: lock_wait_timeout for metadata and table locks, InnoDB's for rows.
 -- MariaDB: max_statement_time in seconds (fractions allowed).
