@@ -81,7 +81,8 @@ def main():
     setup_django(args.database_url)
     warm_up()
     startup = {queue: startup_cpu_seconds(queue, args.concurrency) for queue in ("plain", "sealed")}
-    log("worker start-up CPU (empty queue): " + ", ".join(f"{queue} {seconds:.2f} s" for queue, seconds in startup.items()))
+    log("worker start-up CPU (empty queue): "
+        + ", ".join(f"{queue} {seconds:.2f} s" for queue, seconds in startup.items()))
     kinds = ("enqueue_many", "enqueue_cpu_us", "drain", "worker_cpu_us")
     runs = {queue: {kind: [] for kind in kinds} for queue in ("plain", "sealed")}
     for round_ in range(args.rounds):

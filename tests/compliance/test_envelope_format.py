@@ -44,7 +44,8 @@ def test_a_new_envelope_has_the_documented_fields_and_opens_with_the_key_alone(e
     assert (envelope["$headgate_enc"], envelope["key"]) == (1, "k1")
     nonce = base64.b64decode(envelope["nonce"], validate=True)
     assert len(nonce) == 12
-    plain = AESGCM(base64.urlsafe_b64decode(KEY_A)).decrypt(nonce, base64.b64decode(envelope["ct"], validate=True), None)
+    ciphertext = base64.b64decode(envelope["ct"], validate=True)
+    plain = AESGCM(base64.urlsafe_b64decode(KEY_A)).decrypt(nonce, ciphertext, None)
     assert plain == f'["{MARKER}"]'.encode()
     assert text == encryption.dump_envelope(envelope)  # the same text the dict dumper gives
 
