@@ -22,7 +22,7 @@ def open_envelope(envelope):
     ciphertext does not authenticate) and PayloadShredded (its archive month key is destroyed)."""
     name = envelope.get("key")
     try:
-        nonce, ct = base64.b64decode(envelope["nonce"]), base64.b64decode(envelope["ct"])
+        nonce, ct = _nonce_and_ciphertext(envelope["nonce"], envelope["ct"])
     except (KeyError, TypeError, binascii.Error, ValueError):
         raise EncryptionUnavailable("A stored envelope is damaged.") from None
     if isinstance(name, str) and name.startswith(ARCHIVE_KEY_PREFIX):
@@ -39,6 +39,15 @@ def open_envelope(envelope):
     except InvalidTag:
         raise EncryptionUnavailable(f"A payload under key {name!r} does not decrypt: wrong key "
                                     "or altered ciphertext.") from None
+
+
+def _nonce_and_ciphertext(nonce_text, ct_text):
+    """The bytes of an envelope's base64 nonce and ciphertext. The 16 characters of a 12-byte
+    nonce carry no padding, so one decoding of both texts joined serves (half the calls)."""
+    if isinstance(nonce_text, str) and len(nonce_text) == 16 and "=" not in nonce_text and isinstance(ct_text, str):
+        both = binascii.a2b_base64(nonce_text + ct_text)
+        return both[:12], both[12:]
+    return base64.b64decode(nonce_text), base64.b64decode(ct_text)
 
 
 def open_value(value):
