@@ -58,12 +58,13 @@ def open_value(value):
 def opened_arguments(args_json, kwargs_json):
     """``(args, kwargs, encrypted)`` of a claimed job's stored JSON: decoded once each, decrypted
     when envelopes; ``encrypted`` says whether its outcome is to be stored encrypted."""
-    args, kwargs = _decoded(args_json), _decoded(kwargs_json)
+    args, kwargs = decoded_json(args_json), decoded_json(kwargs_json)
     encrypted = is_envelope(args)
     return open_value(args), open_value(kwargs), encrypted
 
 
-def _decoded(text):
+def decoded_json(text):
+    """A stored JSON text decoded (a value read already decoded is returned as it is)."""
     return load_json(text) if isinstance(text, str) else text
 
 
