@@ -109,6 +109,8 @@ class Job(models.Model):
             models.Index(fields=["expires_at"], name="headgate_job_expires_idx"),
             # Flow control: running rows of a key (the count), held-back rows of a key in claim order.
             models.Index(fields=["concurrency_key", "state", "-priority", "run_at"], name="headgate_job_flow_key_idx"),
+            # headgate_job_held_back_idx, a partial index of held-back rows, is made by migration
+            # 0015 on PostgreSQL and SQLite only (declared here, it would warn on MariaDB).
         ]
         permissions = [("view_job_payload", "Can view job arguments and results")]
 

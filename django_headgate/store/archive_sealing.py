@@ -36,4 +36,4 @@ def update_hot_payloads(json_param):
     result, progress, output, errors, fingerprint, id, state, attempts]``."""
     return (f"UPDATE headgate_job SET args = {json_param}, kwargs = {json_param}, result = {json_param}, "
             f"progress = {json_param}, output = %s, errors = {json_param}, fingerprint = COALESCE(%s, fingerprint) "
-            "WHERE id = %s AND state = %s AND attempts = %s")
+            "WHERE id = %s AND (state = %s) IS NOT FALSE AND attempts = %s")

@@ -1,7 +1,7 @@
 """SQL of the flow section (DESIGN §15) that every vendor shares; ``{key}`` is the vendor's
 quoting of the ``headgate_flow_key.key`` column (a reserved word on MariaDB)."""
 
-from .fragments import placeholders
+from .fragments import FENCED, RUNNING, placeholders, state_is
 from .records import AllQueuesExcept
 
 
@@ -24,10 +24,8 @@ SQL_COUNT_RUNNING_OF_KEYS = (
 # worker, %s after the ids): no lease, their attempt not counted.
 SQL_HOLD_BACK_MANY = (
     "UPDATE headgate_job SET state = 'held_back', attempts = attempts - 1, lease_owner = NULL, "
-    "lease_expires_at = NULL, started_at = NULL WHERE id IN ({ids}) AND state = 'running' AND lease_owner = %s"
+    f"lease_expires_at = NULL, started_at = NULL WHERE id IN ({{ids}}) AND {RUNNING} AND lease_owner = %s"
 )
-# The concurrency limits of some claimed rows (primary key; {ids}: placeholders).
-SQL_CLAIMED_LIMITS = "SELECT id, concurrency_limit FROM headgate_job WHERE id IN ({ids})"
 # Held-back rows of one key in claim order, at most %s (headgate_job_flow_key_idx); a release
 # joins one per key with UNION ALL (a derived table: each keeps its own ORDER BY and LIMIT).
 SQL_HELD_BACK_OF_KEY = (
@@ -35,7 +33,7 @@ SQL_HELD_BACK_OF_KEY = (
     "WHERE concurrency_key = %s AND state = 'held_back' ORDER BY priority DESC, run_at LIMIT %s) AS held"
 )
 # Held-back rows become claimable again, run_at kept (primary key; {ids}: placeholders).
-SQL_MAKE_AVAILABLE = "UPDATE headgate_job SET state = 'available' WHERE id IN ({ids}) AND state = 'held_back'"
+SQL_MAKE_AVAILABLE = f"UPDATE headgate_job SET state = 'available' WHERE id IN ({{ids}}) AND {state_is('held_back')}"
 # The distinct concurrency keys of some jobs (primary key; {ids}: placeholders).
 SQL_KEYS_OF_JOBS = (
     "SELECT DISTINCT concurrency_key FROM headgate_job WHERE id IN ({ids}) AND concurrency_key IS NOT NULL"
@@ -57,7 +55,7 @@ SET_FLOW_WINDOW = "UPDATE headgate_flow_key SET window_started_at = %s, window_c
 # bound time, no lease, its attempt not counted.
 SQL_DEFER_TO_WINDOW = (
     "UPDATE headgate_job SET state = 'available', run_at = %s, attempts = attempts - 1, lease_owner = NULL, "
-    "lease_expires_at = NULL, started_at = NULL WHERE id = %s AND fence = %s AND state = 'running'"
+    "lease_expires_at = NULL, started_at = NULL WHERE " + FENCED
 )
 # Keys of the first held-back rows in claim order (headgate_job_claim_any_idx), at most %s rows.
 SQL_HELD_BACK_KEYS = (

@@ -17,7 +17,7 @@ JOB_COLUMNS = (
 # the flag in Python: SQLite 3.40's RETURNING evaluates ``col IS NOT NULL`` wrongly).
 CLAIMED_COLUMNS = (
     "id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at, "
-    "concurrency_key"
+    "concurrency_key, concurrency_limit"
 )
 # Columns of an archived job, in the order the sweep's archive copy selects them.
 ARCHIVE_COLUMNS = (
@@ -35,11 +35,26 @@ INSERT_JOB_ROW = (
 # The head of a multi-row job insert; INSERT_JOB_ROW rows follow it.
 INSERT_JOBS_HEAD = f"INSERT INTO headgate_job ({JOB_COLUMNS}) VALUES "
 
+# The state test of a row found by its primary key: "(state = 'x') IS NOT FALSE" means
+# "state = 'x'" (the column is never NULL) but is no index condition, nor implies the predicate
+# of a partial index. Job states fill faster than statistics follow; when they count a state as
+# empty (held_back, running), PostgreSQL would scan all of that state's entries in
+# headgate_job_claim_any_idx (or all of headgate_job_held_back_idx), filtering on the id, rather
+# than probe the primary key.
+def state_is(*states, of="state"):
+    test = f"= '{states[0]}'" if len(states) == 1 else "IN (" + ", ".join(f"'{s}'" for s in states) + ")"
+    return f"({of} {test}) IS NOT FALSE"
+
+
+RUNNING = state_is("running")
+# Held back, written as the predicate of headgate_job_held_back_idx (migration 0015) so that a
+# read of a key's held-back rows can use that index and no other ({of}: the state column).
+HELD_BACK_INDEXED = "({of} = 'held_back') IS TRUE"
 # Ready to claim: highest priority first, then oldest run_at (headgate_job_claim_idx).
 READY = "state = 'available' AND run_at <= {now}"
 CLAIM_ORDER = "ORDER BY priority DESC, run_at"
 # A worker write: only the attempt that holds the fence, while it runs.
-FENCED = "id = %s AND fence = %s AND state = 'running'"
+FENCED = "id = %s AND fence = %s AND " + RUNNING
 # FENCED on a row no other transaction holds (PostgreSQL): the subquery locks it, or skips it
 # when someone else has it locked, so the write never waits for a row lock (the caller reads the
 # fence to tell a locked row from a stale one). MariaDB locks first, in the write's transaction.
@@ -93,7 +108,7 @@ CANCEL_SET = "state = 'cancelled', finished_at = {now}, expires_at = {expires_no
 CANCEL = """
 UPDATE headgate_job
 SET """ + CANCEL_SET + """
-WHERE id = %s AND state IN ('available', 'waiting', 'held_back') {returning}
+WHERE id = %s AND """ + state_is("available", "waiting", "held_back") + """ {returning}
 """
 # The write of an abort request (one job here, a batch in operation_fragments.py).
 REQUEST_ABORT_SET = "abort_requested_at = COALESCE(abort_requested_at, {now})"
@@ -101,7 +116,7 @@ REQUEST_ABORT_SET = "abort_requested_at = COALESCE(abort_requested_at, {now})"
 # worker reads it back through its lease renewal (primary key).
 REQUEST_ABORT = """
 UPDATE headgate_job SET """ + REQUEST_ABORT_SET + """
-WHERE id = %s AND state = 'running' {returning}
+WHERE id = %s AND """ + RUNNING + """ {returning}
 """
 # A running attempt whose abort was requested ends cancelled (fenced, primary key; {fenced}:
 # FENCED, or FENCED_UNLOCKED).
@@ -117,7 +132,7 @@ RETRY_SET = """state = 'available', run_at = {now}, max_attempts = {greatest}(ma
 RETRY = """
 UPDATE headgate_job
 SET """ + RETRY_SET + """
-WHERE id = %s AND state IN ('dead', 'cancelled') {returning}
+WHERE id = %s AND """ + state_is("dead", "cancelled") + """ {returning}
 """
 # A failed or lapsed attempt settles: dead when {dead_if}, else available again at {retry_at}.
 # MySQL evaluates SET left to right: attempts/max_attempts (read by the CASEs) are never assigned.
@@ -211,4 +226,4 @@ def rescue_release_statement(now, expires_now, append_error):
         append_error=append_error.format(error="%s"), dead_if=EXHAUSTED, dead_run_at=now,
         retry_at=now, now=now, expires_now=expires_now,
     )
-    return f"UPDATE headgate_job SET {settle} WHERE id = %s AND state = 'running'"
+    return f"UPDATE headgate_job SET {settle} WHERE id = %s AND {RUNNING}"

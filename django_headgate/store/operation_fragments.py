@@ -9,7 +9,7 @@ The ``SQL_*`` statements here read the same on every vendor: the vendors' ``oper
 import them and format only the shapes that take their clock, cast or lock clause.
 """
 
-from .fragments import CANCEL_SET, REQUEST_ABORT_SET, RETRY_SET
+from .fragments import CANCEL_SET, REQUEST_ABORT_SET, RETRY_SET, state_is
 
 # Up to %s jobs in some states past a keyset id, by primary key ({lock}: FOR UPDATE SKIP LOCKED
 # or empty under a single writer).
@@ -34,12 +34,12 @@ OPERATION_REQUEST_ABORT = (
 )
 # Make the selected deferred or snoozed jobs due now (primary key; still available, not yet due).
 OPERATION_RUN_NOW = (
-    "UPDATE headgate_job SET run_at = {now} WHERE id IN ({{ids}}) AND state = 'available' AND run_at > {now}"
+    "UPDATE headgate_job SET run_at = {now} WHERE id IN ({{ids}}) AND " + state_is("available") + " AND run_at > {now}"
 )
 # Move the selected waiting jobs to a bound time (primary key; still available).
-SQL_OPERATION_RESCHEDULE = "UPDATE headgate_job SET run_at = %s WHERE id IN ({ids}) AND state = 'available'"
+SQL_OPERATION_RESCHEDULE = f"UPDATE headgate_job SET run_at = %s WHERE id IN ({{ids}}) AND {state_is('available')}"
 # Delete the selected jobs that never ran (primary key; the rule is checked again).
-SQL_OPERATION_DISCARD = "DELETE FROM headgate_job WHERE id IN ({ids}) AND state IN ({states}) {eligible}"
+SQL_OPERATION_DISCARD = "DELETE FROM headgate_job WHERE id IN ({ids}) AND (state IN ({states})) IS NOT FALSE {eligible}"
 
 # enqueue(meta=): the meta of a job just inserted, in the enqueue's transaction (primary key; an
 # idempotent replay's holder keeps its own; {value}: the bound JSON, cast where the vendor needs it).

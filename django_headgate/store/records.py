@@ -44,11 +44,15 @@ class ClaimedJob:
     timeout: float | None = None  # seconds this attempt may run, or None
     abort_requested: bool = False  # cancel() asked the job to stop (before this claim)
     concurrency_key: str | None = None  # its flow-control key (DESIGN §15), or None: no limit
+    concurrency_limit: int | None = None  # its key's limit (with a key)
+    # Leased in the slot of its key that a job this worker acknowledged freed (PostgreSQL's
+    # ack-and-claim): admitted already, the freed slot is taken.
+    handed_over: bool = False
 
     @classmethod
-    def from_row(cls, row):
+    def from_row(cls, row, handed_over=False):
         """A claimed job from the ``CLAIMED_COLUMNS`` of its row (id already converted)."""
-        return cls(*row[:10], row[10] is not None, row[11])
+        return cls(*row[:10], row[10] is not None, row[11], row[12], bool(handed_over))
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,9 @@
 ``workflows.py`` with its clock, expiry and lock clauses; the ``SQL_*`` statements here are
 declared once for the vendors that run them as they are."""
 
-from .fragments import CLAIMED_COLUMNS
+from .fragments import CLAIMED_COLUMNS, FENCED, state_is
+
+WAITING = state_is("waiting")
 
 # Lock a dependent job's parents at enqueue ({ids}: one %s per parent; {lock}: FOR UPDATE where
 # the vendor has row locks), reading their states (primary key).
@@ -31,20 +33,20 @@ ORDER BY d.child_id
 # A waiting job whose parent failed ends cancelled (primary key).
 CANCEL_WAITING = (
     "UPDATE headgate_job SET state = 'cancelled', waiting_for = 0, finished_at = {now}, "
-    "expires_at = {expires_now} WHERE id = %s AND state = 'waiting'"
+    "expires_at = {expires_now} WHERE id = %s AND " + WAITING
 )
 # Waiting jobs count %s parents less and turn available at zero. MySQL evaluates SET left to
 # right: the state is assigned first, from the old count.
 RELEASE_WAITING = (
     "UPDATE headgate_job SET state = CASE WHEN waiting_for <= %s THEN 'available' ELSE state END, "
-    "waiting_for = waiting_for - %s WHERE state = 'waiting' AND id IN ({ids})"
+    f"waiting_for = waiting_for - %s WHERE {WAITING} AND id IN ({{ids}})"
 )
 # -- MySQL/MariaDB and SQLite run the release as it is; PostgreSQL wraps it to NOTIFY workers --
 SQL_RELEASE_WAITING = RELEASE_WAITING
 # Delete the edges of jobs that no longer wait ({ids} twice: the same ids).
 SQL_FORGET_EDGES = (
     "DELETE FROM headgate_job_dependency WHERE child_id IN ({ids}) "
-    "AND child_id NOT IN (SELECT id FROM headgate_job WHERE id IN ({ids}) AND state = 'waiting')"
+    f"AND child_id NOT IN (SELECT id FROM headgate_job WHERE id IN ({{ids}}) AND {WAITING})"
 )
 # A dependent job's parent ids (primary key).
 SQL_DEPENDS_ON = "SELECT depends_on FROM headgate_job WHERE id = %s"
@@ -56,13 +58,13 @@ SQL_PARENT_RESULTS = "SELECT id, result FROM headgate_job WHERE id IN ({ids})"
 COMPLETE_FENCED = (
     "UPDATE headgate_job SET state = 'succeeded', result = {json}, finished_at = {now}, "
     "expires_at = {expires_now}, lease_owner = NULL, lease_expires_at = NULL "
-    "WHERE id = %s AND fence = %s AND state = 'running'"
+    "WHERE " + FENCED
 )
 
 # Lease one available job by id, due or not (the testing kit's run_job; primary key).
 CLAIM_BY_ID = (
     "UPDATE headgate_job SET state = 'running', attempts = attempts + 1, fence = fence + 1, lease_owner = %s, "
-    "lease_expires_at = {now_plus}, started_at = {now} WHERE id = %s AND state = 'available'"
+    "lease_expires_at = {now_plus}, started_at = {now} WHERE id = %s AND " + state_is("available")
 )
 # The claimed columns of one job (primary key).
 SQL_READ_CLAIMED = f"SELECT {CLAIMED_COLUMNS} FROM headgate_job WHERE id = %s"
@@ -75,15 +77,15 @@ INSERT_BATCH = (
 # Members of a batch (primary key): flagged, so that their end runs the release step.
 SQL_ADD_BATCH_MEMBERS = "UPDATE headgate_job SET batch_id = %s, has_dependents = TRUE WHERE id IN ({ids})"
 # A callback job waits for its batch's end (primary key).
-SQL_HOLD_CALLBACK = "UPDATE headgate_job SET state = 'waiting', waiting_for = 1 WHERE id = %s AND state = 'available'"
+SQL_HOLD_CALLBACK = f"UPDATE headgate_job SET state = 'waiting', waiting_for = 1 WHERE id = %s AND {state_is('available')}"
 # Close a batch: its total and callbacks (primary key).
 SQL_CLOSE_BATCH = (
     "UPDATE headgate_batch SET total = %s, on_success_id = %s, on_finish_id = %s, on_dead_id = %s WHERE id = %s"
 )
 # The ended batch members among some jobs, by batch and end state (primary key).
-SQL_BATCH_ENDINGS = """
+SQL_BATCH_ENDINGS = f"""
 SELECT batch_id, state, COUNT(*) FROM headgate_job
-WHERE id IN ({ids}) AND batch_id IS NOT NULL AND state IN ('succeeded', 'dead', 'cancelled')
+WHERE id IN ({{ids}}) AND batch_id IS NOT NULL AND {state_is('succeeded', 'dead', 'cancelled')}
 GROUP BY batch_id, state
 """
 # Count a batch's ended members (primary key; the row lock orders the members' transactions).

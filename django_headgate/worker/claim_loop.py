@@ -131,7 +131,10 @@ class ClaimLoop:
             # The leases run from the store clock's now during the claim: live at least this long.
             self._buffer_claimed(claimed, sent_at + self._lease_seconds)
         self._acks.write_isolated()
-        if self._admission.has_freed and self._admission.release_freed():
+        released = self._admission.take_released()
+        if self._admission.has_freed:
+            released += self._admission.release_freed()
+        if released:
             # Held-back jobs became available: claim again without waiting (--burst goes on).
             self._claim_came_back_empty = False
             self._wake.set()

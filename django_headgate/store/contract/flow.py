@@ -41,55 +41,67 @@ class FlowContract:
                 if key not in existing:
                     cursor.execute(self.sql.SQL_INSERT_FLOW_KEY, [key])
 
-    @runs("SQL_LOCK_FLOW_KEYS", "SQL_COUNT_RUNNING_OF_KEYS", "SQL_HOLD_BACK_MANY")
     def hold_back_over_limit(self, worker_id, claimed):
+        """Admit the ClaimedJobs this worker just leased under their keys' limits
+        (:meth:`admit_claimed` without a release). Returns the set of held-back job ids."""
+        return self.admit_claimed(worker_id, claimed, ())[0]
+
+    @runs("SQL_LOCK_FLOW_KEYS", "SQL_COUNT_RUNNING_OF_KEYS", "SQL_HOLD_BACK_MANY")
+    def admit_claimed(self, worker_id, claimed, freed_keys):
         """Admit the ClaimedJobs this worker just leased under their keys' limits, in one
         transaction that first locks the rows of their keys (in key order: no deadlock between
         two claims): of a key's claimed jobs, as many as the limit leaves beside the key's other
         running rows are kept (in claim order); the others become ``held_back`` (no lease, their
-        attempt not counted; only rows still leased to ``worker_id``). A constant number of
-        statements whatever the number of keys. Returns the set of held-back job ids."""
+        attempt not counted; only rows still leased to ``worker_id``). The release of
+        ``freed_keys`` (keys whose slots this worker freed since its last release,
+        :meth:`release_held_back`) follows in the same transaction, on the same locks and count.
+        A constant number of statements whatever the number of keys. Returns ``(held-back job
+        ids, jobs released)``."""
         by_key = {}
         for job in claimed:
             if job.concurrency_key is not None:
                 by_key.setdefault(job.concurrency_key, []).append(job)
+        freed = {key for key in freed_keys if key is not None}
         if not by_key:
-            return set()
-        keys = sorted(by_key)
-        self.ensure_flow_keys(keys)
+            return set(), (self.release_held_back(freed) if freed else 0)
+        keys = sorted(set(by_key) | freed)
         with self.atomic(), self.cursor() as cursor:
-            self._lock_flow_keys(cursor, keys)
-            limits = self._claimed_limits(cursor, [job.id for key in keys for job in by_key[key]])
+            self._lock_flow_keys(cursor, keys, insert_missing=True)
             running = self._running_of_keys(cursor, keys)
             over = []
-            for key in keys:
+            for key in sorted(by_key):
                 jobs = by_key[key]
                 others = running.get(key, 0) - len(jobs)
-                over += jobs[max(0, min(limits.get(job.id) or 1 for job in jobs) - others):]
-            if not over:
-                return set()
-            db_ids = [self.db_uuid(job.id) for job in over]
-            cursor.execute(self.sql.SQL_HOLD_BACK_MANY.format(ids=placeholders(len(db_ids))), [*db_ids, worker_id])
-            if cursor.rowcount == len(over):
-                return {job.id for job in over}
-        states = self.read_fences([job.id for job in over])
-        return {job.id for job in over if states.get(job.id, (None,))[0] == "held_back"}
+                over += jobs[max(0, min(job.concurrency_limit or 1 for job in jobs) - others):]
+            held = set()
+            if over:
+                db_ids = [self.db_uuid(job.id) for job in over]
+                cursor.execute(self.sql.SQL_HOLD_BACK_MANY.format(ids=placeholders(len(db_ids))),
+                               [*db_ids, worker_id])
+                held = {job.id for job in over}
+                if cursor.rowcount != len(over):  # some were no longer leased to this worker
+                    states = self.read_fences([job.id for job in over])
+                    held = {job.id for job in over if states.get(job.id, (None,))[0] == "held_back"}
+                for job in over:
+                    if job.id in held:
+                        running[job.concurrency_key] = running.get(job.concurrency_key, 1) - 1
+            released = self._release_locked(cursor, sorted(freed), running) if freed else 0
+        return held, released
 
-    def _lock_flow_keys(self, cursor, keys):
-        """Lock the rows of ``keys`` (sorted) until the transaction ends."""
+    @runs("SQL_LOCK_FLOW_KEYS", "SQL_EXISTING_FLOW_KEYS", "SQL_INSERT_FLOW_KEY")
+    def _lock_flow_keys(self, cursor, keys, insert_missing=False):
+        """Lock the rows of ``keys`` (sorted) until the transaction ends. With ``insert_missing``,
+        a key whose row is missing (enqueue makes every key's row: only a row deleted since, or a
+        job written around the store) gets it here, and it is locked too."""
         cursor.execute(self.sql.SQL_LOCK_FLOW_KEYS.format(keys=placeholders(len(keys))), keys)
+        if insert_missing and cursor.rowcount < len(keys):
+            self.ensure_flow_keys(keys)
+            cursor.execute(self.sql.SQL_LOCK_FLOW_KEYS.format(keys=placeholders(len(keys))), keys)
 
     def _running_of_keys(self, cursor, keys):
         """``{key: running jobs}`` of ``keys`` (flow key index)."""
         cursor.execute(self.sql.SQL_COUNT_RUNNING_OF_KEYS.format(keys=placeholders(len(keys))), keys)
         return dict(cursor.fetchall())
-
-    @runs("SQL_CLAIMED_LIMITS")
-    def _claimed_limits(self, cursor, job_ids):
-        """``{job_id: concurrency_limit}`` of claimed rows (primary key; no lock)."""
-        cursor.execute(self.sql.SQL_CLAIMED_LIMITS.format(ids=placeholders(len(job_ids))),
-                       [self.db_uuid(job_id) for job_id in job_ids])
-        return {self.from_db_uuid(id_): limit for id_, limit in cursor.fetchall()}
 
     def after_jobs_left_running(self, concurrency_keys):
         """THE step that follows rows leaving ``running`` (acknowledged, failed, retried, snoozed,
@@ -100,36 +112,51 @@ class FlowContract:
         keys = {key for key in concurrency_keys if key is not None}
         return self.release_held_back(keys) if keys else 0
 
-    @runs("SQL_LOCK_FLOW_KEYS", "SQL_COUNT_RUNNING_OF_KEYS", "SQL_HELD_BACK_OF_KEY", "SQL_MAKE_AVAILABLE")
+    @runs("SQL_LOCK_FLOW_KEYS", "SQL_COUNT_RUNNING_OF_KEYS")
     def release_held_back(self, keys):
         """For each key (their rows locked, in key order), make up to ``limit - running`` of its
-        held-back rows available again, highest priority then oldest run_at first (their
-        ``run_at`` is kept), in a constant number of statements whatever the number of keys.
-        Returns how many; idle workers are woken (NOTIFY where the vendor has it, their poll
-        elsewhere)."""
+        held-back rows available again (:meth:`_release_locked`). Returns how many."""
         keys = sorted(keys)
         with self.atomic(), self.cursor() as cursor:
             self._lock_flow_keys(cursor, keys)
-            # One index-ordered read per key, in one statement (UNION ALL of LIMITed reads).
-            cursor.execute(" UNION ALL ".join([self.sql.SQL_HELD_BACK_OF_KEY] * len(keys)),
-                           [value for key in keys for value in (key, RELEASE_SCAN_ROWS)])
-            held = {}
-            for id_, key, limit in cursor.fetchall():
-                held.setdefault(key, []).append((id_, limit))
-            if not held:
-                return 0
-            running = self._running_of_keys(cursor, sorted(held))
-            ids = []
-            for key, rows in held.items():
-                free = max(0, min(limit or 1 for _, limit in rows) - running.get(key, 0))
-                ids += [id_ for id_, _ in rows[:free]]
-            if not ids:
-                return 0
-            cursor.execute(self.sql.SQL_MAKE_AVAILABLE.format(ids=placeholders(len(ids))), ids)
-            released = cursor.rowcount
-            if released:
-                self.wake_workers()  # store/contract/operations.py
+            return self._release_locked(cursor, keys, self._running_of_keys(cursor, keys))
+
+    @runs("SQL_HELD_BACK_OF_KEY", "SQL_MAKE_AVAILABLE")
+    def _release_locked(self, cursor, keys, running):
+        """Of ``keys`` (their rows locked by the caller's transaction; ``running``: their running
+        rows), make up to ``limit - running`` held-back rows available again, highest priority
+        then oldest run_at first (their ``run_at`` is kept), in a bounded number of statements
+        whatever the number of keys: the first held-back row of each key (it carries the key's
+        limit), then, only for keys with more than one free slot, their next rows. Returns how
+        many; idle workers are woken (NOTIFY where the vendor has it, their poll elsewhere)."""
+        ids, wider = [], {}
+        for id_, key, limit in self._held_back_of_keys(cursor, {key: 1 for key in keys}):
+            free = (limit or 1) - running.get(key, 0)
+            if free == 1:
+                ids.append(id_)
+            elif free > 1:
+                wider[key] = min(free, RELEASE_SCAN_ROWS)
+        if wider:
+            rows = {}
+            for id_, key, limit in self._held_back_of_keys(cursor, wider):
+                rows.setdefault(key, []).append((id_, limit))
+            for key, held in rows.items():
+                free = max(0, min(limit or 1 for _, limit in held) - running.get(key, 0))
+                ids += [id_ for id_, _ in held[:free]]
+        if not ids:
+            return 0
+        cursor.execute(self.sql.SQL_MAKE_AVAILABLE.format(ids=placeholders(len(ids))), ids)
+        released = cursor.rowcount
+        if released:
+            self.wake_workers()  # store/contract/operations.py
         return released
+
+    def _held_back_of_keys(self, cursor, rows_of_key):
+        """``(id, key, limit)`` of the first held-back rows of each key, at most ``rows_of_key[key]``
+        each, in claim order: one index-ordered read per key, in one statement (UNION ALL)."""
+        cursor.execute(" UNION ALL ".join([self.sql.SQL_HELD_BACK_OF_KEY] * len(rows_of_key)),
+                       [value for key, rows in sorted(rows_of_key.items()) for value in (key, rows)])
+        return cursor.fetchall()
 
     @runs("SQL_HELD_BACK_KEYS")
     def release_stranded_held_back(self, scan_rows=RELEASE_SCAN_ROWS):

@@ -16,7 +16,7 @@ from .jobs import EXPIRES_NOW, NOW, NOW_PLUS
 # whether other jobs depend on it (their release follows in the same transaction).
 SQL_LOCK_RUNNING = """
 SELECT id, fence, abort_requested_at, has_dependents FROM headgate_job
-WHERE id IN ({ids}) AND state = 'running' {owner_filter}
+WHERE id IN ({ids}) AND (state = 'running') IS NOT FALSE {owner_filter}
 ORDER BY id
 FOR UPDATE SKIP LOCKED
 """

@@ -8,6 +8,7 @@ from .. import sample_statements
 from ..base import BaseStore
 from . import compliance, flow, heartbeats, jobs, operations, sweep, worker, workflows
 from .errors import PostgreSQLErrors
+from .flow import PostgreSQLFlow
 from .heartbeats import PostgreSQLHeartbeats
 from .hot import PostgreSQLHotStatements
 from .jobs import PostgreSQLJobs
@@ -18,7 +19,7 @@ from .workflows import PostgreSQLWorkflows
 
 
 class PostgreSQLStore(PostgreSQLJobs, PostgreSQLOperations, PostgreSQLHeartbeats, PostgreSQLSweep,
-                      PostgreSQLWorker, PostgreSQLWorkflows, PostgreSQLHotStatements, PostgreSQLErrors, BaseStore):
+                      PostgreSQLWorker, PostgreSQLWorkflows, PostgreSQLFlow, PostgreSQLHotStatements, PostgreSQLErrors, BaseStore):
     vendor = "postgresql"
     statements = (jobs, operations, heartbeats, sweep, worker, flow, workflows, compliance, sample_statements)
     supports_listen_notify = True

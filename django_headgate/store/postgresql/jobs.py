@@ -8,7 +8,7 @@ from django.db import IntegrityError
 
 from ..fragments import (
     CANCEL, CANCEL_ABORTED, CLAIM_ORDER, CLAIMED_COLUMNS, EXHAUSTED, FENCED, FENCED_UNLOCKED, INSERT_JOB_ROW,
-    JOB_COLUMNS, READY, REQUEST_ABORT, RESCUE_SELECT, RETRY, SET_PROGRESS, SETTLE_ATTEMPT,
+    JOB_COLUMNS, READY, REQUEST_ABORT, RESCUE_SELECT, RETRY, RUNNING, SET_PROGRESS, SETTLE_ATTEMPT, state_is,
 )
 from ..fragments import SQL_MARK_UNIQUE_UNTIL_FINISHED, SQL_RELEASE_UNIQUE_KEY  # noqa: F401  (unique_until)
 from ..records import AllQueuesExcept, ClaimedJob
@@ -54,24 +54,31 @@ SQL_CANCEL_ABORTED = CANCEL_ABORTED.format(now=NOW, expires_now=EXPIRES_NOW.form
 
 # Claim: lock ready rows without waiting on other workers' locks (claim index), lease them,
 # and return them in claim order (UPDATE ... RETURNING alone has no order).
-# The two CTEs of a claim (`picked` then `claimed`), shared with the worker's ack-and-claim.
-CLAIM_CTES = f"""picked AS (
+# The two CTEs of a claim (`picked` then `claimed`), shared with the worker's ack-and-claim;
+# ``limit``: the SQL of the number of rows to pick. The lease is set by LEASE_SET.
+LEASE_SET = ("state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s, "
+             f"lease_expires_at = {NOW_PLUS_SECONDS.format(seconds='%s')}, started_at = now()")
+CLAIMED_RETURNING = ", ".join(f"j.{column}" for column in CLAIMED_COLUMNS.split(", "))
+
+
+def claim_ctes(limit="%s"):
+    return f"""picked AS (
     SELECT id, priority, run_at FROM headgate_job
     WHERE {READY.format(now=NOW)} {{queue_filter}}
     {CLAIM_ORDER}
-    LIMIT %s
+    LIMIT {limit}
     FOR UPDATE SKIP LOCKED
 ), claimed AS (
     UPDATE headgate_job AS j
-    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s,
-        lease_expires_at = {NOW_PLUS_SECONDS.format(seconds="%s")}, started_at = now()
-    FROM picked
-    WHERE j.id = picked.id
-    RETURNING {", ".join(f"j.{column}" for column in CLAIMED_COLUMNS.split(", "))}
+    SET {LEASE_SET}
+    WHERE j.id = ANY(ARRAY(SELECT id FROM picked))
+    RETURNING {CLAIMED_RETURNING}
 )"""
+
+
 # Claim: the two CTEs, rows returned in claim order; {queue_filter}: see the two below.
 SQL_CLAIM = f"""
-WITH {CLAIM_CTES}
+WITH {claim_ctes()}
 SELECT claimed.* FROM claimed JOIN picked USING (id) {CLAIM_ORDER}
 """
 # Claim from every queue.
@@ -91,7 +98,7 @@ SET {SETTLE_ATTEMPT.format(
     append_error=APPEND_ERROR.format(error="%(error)s"), dead_if=DEAD_IF, dead_run_at="run_at",
     retry_at=NOW_PLUS_SECONDS.format(seconds="%(delay)s"), now=NOW,
     expires_now=EXPIRES_NOW.format(job="headgate_job"))}
-WHERE id = (SELECT id FROM headgate_job WHERE id = %(id)s AND fence = %(fence)s AND state = 'running'
+WHERE id = (SELECT id FROM headgate_job WHERE id = %(id)s AND fence = %(fence)s AND {RUNNING}
             FOR UPDATE SKIP LOCKED)
 RETURNING state
 """
@@ -111,7 +118,7 @@ SET {SETTLE_ATTEMPT.format(
     append_error=APPEND_ERROR.format(error="rescued.error"), dead_if=EXHAUSTED, dead_run_at=NOW,
     retry_at=NOW, now=NOW, expires_now=EXPIRES_NOW.format(job="headgate_job"))}
 FROM unnest(%s::uuid[], %s::text[]) AS rescued(id, error)
-WHERE headgate_job.id = rescued.id AND headgate_job.state = 'running'
+WHERE headgate_job.id = rescued.id AND {state_is('running', of='headgate_job.state')}
 """
 
 

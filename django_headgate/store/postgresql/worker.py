@@ -3,45 +3,66 @@ fence reads, release without spending the attempt, and the worker's session sett
 statements run prepared (``hot.py``)."""
 
 from ..records import AllQueuesExcept, ClaimedJob
-from ..fragments import FENCED_UNLOCKED, SNOOZE
-from .jobs import CLAIM_CTES, EXPIRES_NOW, NOW, NOW_PLUS_SECONDS
+from ..fragments import FENCED_UNLOCKED, HELD_BACK_INDEXED, SNOOZE, state_is
+from .jobs import CLAIMED_RETURNING, EXPIRES_NOW, LEASE_SET, NOW, NOW_PLUS_SECONDS, claim_ctes
 
-# Acknowledge and claim in ONE statement (one round trip, one commit). `ours`: the rows to
+# Acknowledge and claim in ONE statement (one round trip, one commit). Every row is found by
+# its primary key, one probe per listed id: the statement runs prepared, and a generic plan
+# guesses 10 rows for an array, so a join of two lists would compare every row of one with every
+# row of the other. `ours`: the rows to
 # acknowledge still running at the claimed fence, locked in id order, skipping rows someone else
 # holds (a foreign FOR UPDATE, a rescue in flight), so an acknowledgement never waits for a lock;
-# `picked`: ready rows (claim index), skipping locked ones. Data-modifying CTEs share one
-# snapshot and commit together; acknowledged rows are running and claimed rows available, so no
-# row is changed twice. Rows: (true, id, NULL...) per acknowledgement first, then (false, claimed
-# job...) per claim in claim order. A job other jobs depend on (`has_dependents`, read from the
-# locked row's latest version) is not acknowledged here: it comes back as (NULL, id, NULL...), and
-# acknowledge_and_claim succeeds it with its release step in a transaction of its own.
+# `handed`: for each concurrency key among the acknowledged rows, its first held-back row (in the
+# claimed queues, skipping locked ones; locked, so still held back when leased) is leased at once,
+# in the slot the acknowledged row frees:
+# the key's running count never changes, so no key row is locked (DESIGN §15); `picked`: ready
+# rows (claim index), skipping locked ones, as many as the limit leaves after `handed`.
+# Data-modifying CTEs share one snapshot and commit together; acknowledged rows are running,
+# handed ones held back and claimed ones available, so no row is changed twice. Rows: (true, id,
+# NULL...) per acknowledgement first, then (false, claimed job..., handed) per claim in claim
+# order. A job other jobs depend on (`has_dependents`, read from the locked row's latest version)
+# is not acknowledged here: it comes back as (NULL, id, NULL...), and acknowledge_and_claim
+# succeeds it with its release step in a transaction of its own.
 SQL_ACK_AND_CLAIM = f"""
 WITH done AS (
     SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS d(id, fence, result)
 ), ours AS (
-    SELECT j.id, j.has_dependents FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
-    WHERE j.state = 'running'
+    SELECT j.id, j.has_dependents, done.result FROM done JOIN headgate_job AS j ON j.id = done.id AND j.fence = done.fence
+    WHERE {state_is('running', of='j.state')}
     ORDER BY j.id
     FOR UPDATE OF j SKIP LOCKED
 ), acked AS (
     UPDATE headgate_job AS j
-    SET state = 'succeeded', result = done.result::jsonb, finished_at = now(),
+    SET state = 'succeeded', result = ours.result::jsonb, finished_at = now(),
         expires_at = {EXPIRES_NOW.format(job="j")}, lease_owner = NULL, lease_expires_at = NULL
-    FROM ours JOIN done ON done.id = ours.id
+    FROM ours
     WHERE j.id = ours.id AND ours.has_dependents IS NOT TRUE
-    RETURNING j.id
-), {CLAIM_CTES}
+    RETURNING j.id, j.concurrency_key
+), handed AS (
+    UPDATE headgate_job AS j
+    SET {LEASE_SET}
+    WHERE j.id = ANY(ARRAY(
+        SELECT (SELECT h.id FROM headgate_job AS h
+                WHERE h.concurrency_key = a.concurrency_key AND {HELD_BACK_INDEXED.format(of='h.state')} {{queue_filter}}
+                ORDER BY h.priority DESC, h.run_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+        FROM (SELECT DISTINCT concurrency_key FROM acked WHERE concurrency_key IS NOT NULL) AS a
+        LIMIT %s
+    ))
+    RETURNING {CLAIMED_RETURNING}, j.priority, j.run_at
+), {claim_ctes(limit="GREATEST(%s - (SELECT count(*) FROM handed), 0)")}
 SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
-       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar,
-       NULL::integer AS priority, NULL::timestamptz AS run_at
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar, NULL::integer,
+       NULL::integer AS priority, NULL::timestamptz AS run_at, NULL::boolean AS handed
 FROM acked
 UNION ALL
 SELECT NULL::boolean, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
        NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar, NULL::integer,
-       NULL::timestamptz
+       NULL::integer, NULL::timestamptz, NULL::boolean
 FROM ours WHERE ours.has_dependents
 UNION ALL
-SELECT false, claimed.*, picked.priority, picked.run_at FROM claimed JOIN picked USING (id)
+SELECT false, claimed.*, picked.priority, picked.run_at, false FROM claimed JOIN picked USING (id)
+UNION ALL
+SELECT false, handed.*, true FROM handed
 ORDER BY acked DESC, priority DESC, run_at
 """
 SQL_ACK_AND_CLAIM_ANY_QUEUE = SQL_ACK_AND_CLAIM.format(queue_filter="")
@@ -53,7 +74,7 @@ SQL_RENEW_UNLOCKED = f"""
 WITH ours AS (
     SELECT j.id FROM headgate_job AS j
     JOIN unnest(%s::uuid[], %s::bigint[]) AS held(id, fence) ON j.id = held.id AND j.fence = held.fence
-    WHERE j.state = 'running' AND j.lease_owner = %s
+    WHERE {state_is('running', of='j.state')} AND j.lease_owner = %s
     ORDER BY j.id
     FOR UPDATE OF j SKIP LOCKED
 )
@@ -64,12 +85,12 @@ RETURNING j.id, j.abort_requested_at
 # State and fence of some jobs, without locking (primary key).
 SQL_READ_FENCES = "SELECT id, state, fence FROM headgate_job WHERE id = ANY(%s::uuid[])"
 # Give leases back unspent: available again, the attempt not counted, run_at kept (fenced).
-SQL_RELEASE = """
+SQL_RELEASE = f"""
 UPDATE headgate_job AS j
 SET state = 'available', attempts = j.attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
     started_at = NULL
 FROM unnest(%s::uuid[], %s::bigint[]) AS held(id, fence)
-WHERE j.id = held.id AND j.fence = held.fence AND j.state = 'running' AND j.lease_owner = %s
+WHERE j.id = held.id AND j.fence = held.fence AND {state_is('running', of='j.state')} AND j.lease_owner = %s
 RETURNING j.id
 """
 # Snooze one job (fenced, skipping a row someone else holds): available again after a bound
@@ -94,15 +115,16 @@ class PostgreSQLWorker:
     def acknowledge_and_claim(self, completions, worker_id, queues, limit, lease_seconds):
         params = [[str(c.job_id) for c in completions], [c.fence for c in completions],
                   [c.result_json for c in completions]]
+        queue_params = [list(queues)] if queues else []
         if queues:
             sql = SQL_ACK_AND_CLAIM_EXCEPT_QUEUES if isinstance(queues, AllQueuesExcept) else SQL_ACK_AND_CLAIM_QUEUES
-            params.append(list(queues))
         else:
             sql = SQL_ACK_AND_CLAIM_ANY_QUEUE
-        params += [limit, worker_id, lease_seconds]
+        # handed: lease, its queues, its limit; then picked: its queues, its limit; claimed: lease
+        params += [worker_id, lease_seconds, *queue_params, limit, *queue_params, limit, worker_id, lease_seconds]
         rows = self.hot_fetchall(sql, params)
         accepted = {row[1] for row in rows if row[0]}
-        claimed = [ClaimedJob.from_row(row[1:13]) for row in rows if row[0] is False]
+        claimed = [ClaimedJob.from_row(row[1:14], handed_over=row[16]) for row in rows if row[0] is False]
         parents = {row[1] for row in rows if row[0] is None}
         if parents:
             acknowledged, released = self.acknowledge_parents([c for c in completions if c.job_id in parents])

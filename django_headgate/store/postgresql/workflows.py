@@ -11,6 +11,7 @@ from ..workflow_statements import (  # noqa: F401  (statements of this vendor, d
     SQL_DEPENDS_ON, SQL_EDGE_ROW, SQL_FLAG_PARENTS, SQL_FORGET_EDGES, SQL_HOLD_CALLBACK,
     SQL_INSERT_EDGE_HEAD, SQL_PARENT_RESULTS, SQL_READ_CLAIMED,
 )
+from ..fragments import state_is
 from .jobs import EXPIRES_NOW, NOTIFY_CHANNEL, NOW, NOW_PLUS_SECONDS
 
 # The expiry of a headgate_job row that ends now (its retention class).
@@ -36,7 +37,7 @@ WITH done AS (
     SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS d(id, fence, result)
 ), ours AS (
     SELECT j.id FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
-    WHERE j.state = 'running'
+    WHERE {state_is('running', of='j.state')}
     ORDER BY j.id
     FOR UPDATE OF j SKIP LOCKED
 )

@@ -106,3 +106,63 @@ def test_the_rescue_releases_held_back_jobs_nobody_released(store):
     store.rescue_expired(10)
     assert Job.objects.get(pk=stranded.id).state == "available"
     assert Job.objects.get(pk=still_busy.id).state == "held_back"
+
+
+def test_an_acknowledgement_hands_the_freed_slot_to_the_next_held_back_job(store, vendor):
+    """On PostgreSQL the ack-and-claim statement leases the key's next held-back job (priority,
+    then run_at) in the slot the acknowledged job frees: no admission and no release for it.
+    Elsewhere the release after the acknowledgement makes it available."""
+    jobs = [keyed(priority=9 - n) for n in range(3)]
+    claimed = store.claim_jobs("w", None, 10, 30)
+    assert store.hold_back_over_limit("w", claimed) == {jobs[1].id, jobs[2].id}
+    first = claimed[0]
+    accepted, again = store.acknowledge_and_claim([Completion(first.id, first.fence, None)], "w", None, 10, 30)
+    assert accepted == {first.id}
+    if vendor != "postgresql":
+        assert again == [] and store.after_jobs_left_running({"k"}) == 1
+        return
+    assert [(c.id, c.handed_over, c.attempt, c.concurrency_key) for c in again] == [(jobs[1].id, True, 1, "k")]
+    row = Job.objects.get(pk=jobs[1].id)
+    assert (row.state, row.lease_owner, row.attempts) == ("running", "w", 1)
+    assert Job.objects.get(pk=jobs[2].id).state == "held_back"
+    assert store.after_jobs_left_running({"k"}) == 0  # the slot is taken again
+
+
+def test_a_hand_over_takes_only_a_job_the_claim_may_take(store, vendor):
+    """No hand-over into a queue the worker does not claim from (paused, or claimed under its
+    controls), nor when the worker asks for no job."""
+    first, other_queue = keyed(queue="a"), keyed(queue="b", priority=-1)
+    claimed = store.claim_jobs("w", ["a", "b"], 10, 30)
+    assert store.hold_back_over_limit("w", claimed) == {other_queue.id}
+    accepted, again = store.acknowledge_and_claim([Completion(first.id, claimed[0].fence, None)], "w", ["a"], 10, 30)
+    assert accepted == {first.id} and again == []
+    assert Job.objects.get(pk=other_queue.id).state == "held_back"
+    second = keyed(queue="a")
+    (lease,) = store.claim_jobs("w", ["a"], 10, 30)
+    store.hold_back_over_limit("w", [lease])
+    assert lease.id == second.id
+    accepted, again = store.acknowledge_and_claim([Completion(lease.id, lease.fence, None)], "w", None, 0, 30)
+    assert accepted == {second.id} and again == []
+    assert Job.objects.get(pk=other_queue.id).state == "held_back"
+
+
+def test_an_admission_makes_the_row_of_a_key_that_has_none(store):
+    """Enqueue makes every key's lock row; a job whose row is gone is still admitted under its
+    limit, and its key gets its row back."""
+    jobs = [JobFactory(concurrency_key="lost", concurrency_limit=1) for _ in range(2)]
+    assert not FlowKey.objects.filter(key="lost").exists()
+    claimed = store.claim_jobs("w", None, 10, 30)
+    assert store.hold_back_over_limit("w", claimed) == {jobs[1].id}
+    assert FlowKey.objects.filter(key="lost").exists()
+
+
+def test_an_admission_releases_the_slots_freed_since_in_the_same_transaction(store):
+    waiting = keyed(key="a", state="held_back")
+    jobs = [keyed(key="b") for _ in range(2)]
+    claimed = store.claim_jobs("w", None, 10, 30)
+    held, released = store.admit_claimed("w", claimed, {"a", None})
+    assert held == {jobs[1].id} and released == 1
+    assert Job.objects.get(pk=waiting.id).state == "available"
+    # A key whose job was just held back counts that job as gone: its one slot stays taken by
+    # the job kept, so nothing of it is released.
+    assert store.admit_claimed("w", [], {"b"}) == (set(), 0)

@@ -4,23 +4,23 @@
 
 -- name: mysql.jobs.SQL_APPEND_OUTPUT --
 -- Append to the job's output, keeping the last %s characters (fenced).
-UPDATE headgate_job SET output = RIGHT(CONCAT(COALESCE(output, ''), %s), %s) WHERE id = %s AND fence = %s AND state = 'running'
+UPDATE headgate_job SET output = RIGHT(CONCAT(COALESCE(output, ''), %s), %s) WHERE id = %s AND fence = %s AND (state = 'running') IS NOT FALSE
 
 -- name: mysql.jobs.SQL_CANCEL --
 -- Operator cancel of a job that waits: available, waiting for other jobs or held back by a limit
 -- -> cancelled (primary key).
 UPDATE headgate_job
 SET state = 'cancelled', finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND, lease_owner = NULL, lease_expires_at = NULL
-WHERE id = %s AND state IN ('available', 'waiting', 'held_back')
+WHERE id = %s AND (state IN ('available', 'waiting', 'held_back')) IS NOT FALSE
 
 -- name: mysql.jobs.SQL_CANCEL_ABORTED --
 -- A running attempt whose abort was requested ends cancelled (fenced, primary key; {fenced}:
 -- FENCED, or FENCED_UNLOCKED).
-UPDATE headgate_job SET state = 'cancelled', finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running' AND abort_requested_at IS NOT NULL
+UPDATE headgate_job SET state = 'cancelled', finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND (state = 'running') IS NOT FALSE AND abort_requested_at IS NOT NULL
 
 -- name: mysql.jobs.SQL_CLAIM_SELECT --
 -- Claim step 1: lock ready rows, skipping those other workers hold (claim index).
-SELECT id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at, concurrency_key FROM headgate_job WHERE state = 'available' AND run_at <= UTC_TIMESTAMP(6) AND queue = %s ORDER BY priority DESC, run_at LIMIT %s FOR UPDATE SKIP LOCKED
+SELECT id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at, concurrency_key, concurrency_limit FROM headgate_job WHERE state = 'available' AND run_at <= UTC_TIMESTAMP(6) AND queue = %s ORDER BY priority DESC, run_at LIMIT %s FOR UPDATE SKIP LOCKED
 
 -- name: mysql.jobs.SQL_CLAIM_UPDATE --
 -- Claim step 2: lease the locked rows (same transaction).
@@ -28,7 +28,7 @@ UPDATE headgate_job SET state = 'running', attempts = attempts + 1, fence = fenc
 
 -- name: mysql.jobs.SQL_FAIL --
 -- Fenced failure: retry after a delay, or dead when attempts are exhausted (or give_up).
-UPDATE headgate_job SET errors = JSON_ARRAY_APPEND(errors, '$', JSON_EXTRACT(JSON_SET(%s, '$.at', DATE_FORMAT(UTC_TIMESTAMP(6), '%%Y-%%m-%%dT%%H:%%i:%%s.%%fZ')), '$')), run_at = CASE WHEN (%s OR attempts >= max_attempts) THEN run_at ELSE UTC_TIMESTAMP(6) + INTERVAL %s MICROSECOND END, finished_at = CASE WHEN (%s OR attempts >= max_attempts) THEN UTC_TIMESTAMP(6) END, expires_at = CASE WHEN (%s OR attempts >= max_attempts) THEN UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND END, state = CASE WHEN (%s OR attempts >= max_attempts) THEN 'dead' ELSE 'available' END, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+UPDATE headgate_job SET errors = JSON_ARRAY_APPEND(errors, '$', JSON_EXTRACT(JSON_SET(%s, '$.at', DATE_FORMAT(UTC_TIMESTAMP(6), '%%Y-%%m-%%dT%%H:%%i:%%s.%%fZ')), '$')), run_at = CASE WHEN (%s OR attempts >= max_attempts) THEN run_at ELSE UTC_TIMESTAMP(6) + INTERVAL %s MICROSECOND END, finished_at = CASE WHEN (%s OR attempts >= max_attempts) THEN UTC_TIMESTAMP(6) END, expires_at = CASE WHEN (%s OR attempts >= max_attempts) THEN UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND END, state = CASE WHEN (%s OR attempts >= max_attempts) THEN 'dead' ELSE 'available' END, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND (state = 'running') IS NOT FALSE
 
 -- name: fragments.SQL_GET_STATE --
 -- State of one job (primary key).
@@ -71,11 +71,11 @@ UPDATE headgate_job SET unique_key = NULL WHERE id = %s AND unique_key = %s AND 
 -- Operator cancel of a running job: request its abort (the first request's time is kept); the
 -- worker reads it back through its lease renewal (primary key).
 UPDATE headgate_job SET abort_requested_at = COALESCE(abort_requested_at, UTC_TIMESTAMP(6))
-WHERE id = %s AND state = 'running'
+WHERE id = %s AND (state = 'running') IS NOT FALSE
 
 -- name: mysql.jobs.SQL_RESCUE_RELEASE --
 -- Rescue step 2, one locked row: available again now, or dead when attempts are exhausted.
-UPDATE headgate_job SET errors = JSON_ARRAY_APPEND(errors, '$', JSON_EXTRACT(JSON_SET(%s, '$.at', DATE_FORMAT(UTC_TIMESTAMP(6), '%%Y-%%m-%%dT%%H:%%i:%%s.%%fZ')), '$')), run_at = CASE WHEN attempts >= max_attempts THEN UTC_TIMESTAMP(6) ELSE UTC_TIMESTAMP(6) END, finished_at = CASE WHEN attempts >= max_attempts THEN UTC_TIMESTAMP(6) END, expires_at = CASE WHEN attempts >= max_attempts THEN UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND END, state = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'available' END, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND state = 'running'
+UPDATE headgate_job SET errors = JSON_ARRAY_APPEND(errors, '$', JSON_EXTRACT(JSON_SET(%s, '$.at', DATE_FORMAT(UTC_TIMESTAMP(6), '%%Y-%%m-%%dT%%H:%%i:%%s.%%fZ')), '$')), run_at = CASE WHEN attempts >= max_attempts THEN UTC_TIMESTAMP(6) ELSE UTC_TIMESTAMP(6) END, finished_at = CASE WHEN attempts >= max_attempts THEN UTC_TIMESTAMP(6) END, expires_at = CASE WHEN attempts >= max_attempts THEN UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND END, state = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'available' END, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND (state = 'running') IS NOT FALSE
 
 -- name: mysql.jobs.SQL_RESCUE_SELECT --
 -- Rescue: lock lapsed leases, skipping rows another maintainer holds; release each.
@@ -87,11 +87,11 @@ SELECT id, attempts, lease_owner FROM headgate_job WHERE state = 'running' AND l
 UPDATE headgate_job
 SET state = 'available', run_at = UTC_TIMESTAMP(6), max_attempts = GREATEST(max_attempts, attempts + 1),
     finished_at = NULL, expires_at = NULL, result = NULL, abort_requested_at = NULL
-WHERE id = %s AND state IN ('dead', 'cancelled')
+WHERE id = %s AND (state IN ('dead', 'cancelled')) IS NOT FALSE
 
 -- name: mysql.jobs.SQL_SET_PROGRESS --
 -- Fenced progress write ({value}: the bound JSON, cast where the vendor needs it).
-UPDATE headgate_job SET progress = %s WHERE id = %s AND fence = %s AND state = 'running'
+UPDATE headgate_job SET progress = %s WHERE id = %s AND fence = %s AND (state = 'running') IS NOT FALSE
 
 -- name: mysql.operations.SQL_OPERATION_CANCEL --
 -- Cancel the selected jobs that wait (primary key; still available, waiting for other jobs or
@@ -100,7 +100,7 @@ UPDATE headgate_job SET state = 'cancelled', finished_at = UTC_TIMESTAMP(6), exp
 
 -- name: operation_fragments.SQL_OPERATION_DISCARD --
 -- Delete the selected jobs that never ran (primary key; the rule is checked again).
-DELETE FROM headgate_job WHERE id IN (%s, %s, %s) AND state IN (%s, %s) AND attempts = 0 AND snoozes IS NULL
+DELETE FROM headgate_job WHERE id IN (%s, %s, %s) AND (state IN (%s, %s)) IS NOT FALSE AND attempts = 0 AND snoozes IS NULL
 
 -- name: mysql.operations.SQL_OPERATION_REQUEST_ABORT --
 -- Request the abort of the selected running jobs (primary key; still running).
@@ -108,7 +108,7 @@ UPDATE headgate_job SET abort_requested_at = COALESCE(abort_requested_at, UTC_TI
 
 -- name: operation_fragments.SQL_OPERATION_RESCHEDULE --
 -- Move the selected waiting jobs to a bound time (primary key; still available).
-UPDATE headgate_job SET run_at = %s WHERE id IN (%s, %s, %s) AND state = 'available'
+UPDATE headgate_job SET run_at = %s WHERE id IN (%s, %s, %s) AND (state = 'available') IS NOT FALSE
 
 -- name: mysql.operations.SQL_OPERATION_RETRY --
 -- Retry the selected dead/cancelled jobs (primary key; the state is checked again).
@@ -117,7 +117,7 @@ UPDATE headgate_job SET state = 'available', run_at = UTC_TIMESTAMP(6), max_atte
 
 -- name: mysql.operations.SQL_OPERATION_RUN_NOW --
 -- Make the selected deferred or snoozed jobs due now (primary key; still available, not yet due).
-UPDATE headgate_job SET run_at = UTC_TIMESTAMP(6) WHERE id IN (%s, %s, %s) AND state = 'available' AND run_at > UTC_TIMESTAMP(6)
+UPDATE headgate_job SET run_at = UTC_TIMESTAMP(6) WHERE id IN (%s, %s, %s) AND (state = 'available') IS NOT FALSE AND run_at > UTC_TIMESTAMP(6)
 
 -- name: mysql.operations.SQL_OPERATION_SELECT --
 -- Lock a batch of matching jobs, skipping rows a worker holds (primary key order).
@@ -237,7 +237,7 @@ WHERE id IN (%s, %s, %s)
 -- Before a failure, snooze or cancellation of one attempt (same transaction): lock its row by
 -- primary key, skipping it when someone else holds it, so that the write never waits for it (an
 -- UPDATE cannot select from its own table: MariaDB error 1093).
-SELECT id FROM headgate_job WHERE id = %s AND fence = %s AND state = 'running' FOR UPDATE SKIP LOCKED
+SELECT id FROM headgate_job WHERE id = %s AND fence = %s AND (state = 'running') IS NOT FALSE FOR UPDATE SKIP LOCKED
 
 -- name: mysql.worker.SQL_LOCK_RUNNING --
 -- Acknowledgement step 1: lock the rows to acknowledge that are still running, in id order,
@@ -246,7 +246,7 @@ SELECT id FROM headgate_job WHERE id = %s AND fence = %s AND state = 'running' F
 -- Renewal reads whether each row's abort was requested in the same step; an acknowledgement,
 -- whether other jobs depend on it (their release follows in the same transaction).
 SELECT id, fence, abort_requested_at, has_dependents FROM headgate_job
-WHERE id IN (%s, %s, %s) AND state = 'running' AND lease_owner = %s
+WHERE id IN (%s, %s, %s) AND (state = 'running') IS NOT FALSE AND lease_owner = %s
 ORDER BY id
 FOR UPDATE SKIP LOCKED
 
@@ -257,7 +257,7 @@ FOR UPDATE SKIP LOCKED
 -- Renewal reads whether each row's abort was requested in the same step; an acknowledgement,
 -- whether other jobs depend on it (their release follows in the same transaction).
 SELECT id, fence, abort_requested_at, has_dependents FROM headgate_job
-WHERE id IN (%s, %s, %s) AND state = 'running' 
+WHERE id IN (%s, %s, %s) AND (state = 'running') IS NOT FALSE 
 ORDER BY id
 FOR UPDATE SKIP LOCKED
 
@@ -268,7 +268,7 @@ FOR UPDATE SKIP LOCKED
 -- Renewal reads whether each row's abort was requested in the same step; an acknowledgement,
 -- whether other jobs depend on it (their release follows in the same transaction).
 SELECT id, fence, abort_requested_at, has_dependents FROM headgate_job
-WHERE id IN (%s, %s, %s) AND state = 'running' AND lease_owner = %s
+WHERE id IN (%s, %s, %s) AND (state = 'running') IS NOT FALSE AND lease_owner = %s
 ORDER BY id
 FOR UPDATE SKIP LOCKED
 
@@ -281,7 +281,7 @@ SELECT id, state, fence FROM headgate_job WHERE id IN (%s, %s, %s)
 UPDATE headgate_job
 SET state = 'available', attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
     started_at = NULL
-WHERE id = %s AND fence = %s AND state = 'running' AND lease_owner = %s
+WHERE id = %s AND fence = %s AND (state = 'running') IS NOT FALSE AND lease_owner = %s
 
 -- name: mysql.worker.SQL_RENEW_LOCKED --
 -- Renewal step 2 (same transaction): extend the locked rows' leases.
@@ -298,11 +298,7 @@ SET SESSION idle_transaction_timeout = %s
 
 -- name: mysql.worker.SQL_SNOOZE --
 -- Snooze one job (fenced): available again after a bound duration, attempt not spent.
-UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = UTC_TIMESTAMP(6) + INTERVAL %s MICROSECOND, snoozes = COALESCE(snoozes, 0) + 1, started_at = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
-
--- name: flow_fragments.SQL_CLAIMED_LIMITS --
--- The concurrency limits of some claimed rows (primary key; {ids}: placeholders).
-SELECT id, concurrency_limit FROM headgate_job WHERE id IN (%s, %s, %s)
+UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = UTC_TIMESTAMP(6) + INTERVAL %s MICROSECOND, snoozes = COALESCE(snoozes, 0) + 1, started_at = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND (state = 'running') IS NOT FALSE
 
 -- name: flow_fragments.SQL_COUNT_RUNNING_IN_QUEUE --
 -- Jobs of one queue holding a lease (headgate_job_claim_idx).
@@ -315,7 +311,7 @@ SELECT concurrency_key, COUNT(*) FROM headgate_job WHERE concurrency_key IN (%s,
 -- name: flow_fragments.SQL_DEFER_TO_WINDOW --
 -- A claimed job past its task's rate waits for the next window (fenced): available again at the
 -- bound time, no lease, its attempt not counted.
-UPDATE headgate_job SET state = 'available', run_at = %s, attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL, started_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+UPDATE headgate_job SET state = 'available', run_at = %s, attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL, started_at = NULL WHERE id = %s AND fence = %s AND (state = 'running') IS NOT FALSE
 
 -- name: mysql.flow.SQL_EXISTING_FLOW_KEYS --
 -- The lock rows among some keys, read without locking (primary key; {keys}: placeholders).
@@ -333,7 +329,7 @@ SELECT * FROM (SELECT id, concurrency_key, concurrency_limit FROM headgate_job W
 -- name: flow_fragments.SQL_HOLD_BACK_MANY --
 -- Claimed jobs over their key's limit are held back (primary key; only while still leased to the
 -- worker, %s after the ids): no lease, their attempt not counted.
-UPDATE headgate_job SET state = 'held_back', attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL, started_at = NULL WHERE id IN (%s, %s, %s) AND state = 'running' AND lease_owner = %s
+UPDATE headgate_job SET state = 'held_back', attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL, started_at = NULL WHERE id IN (%s, %s, %s) AND (state = 'running') IS NOT FALSE AND lease_owner = %s
 
 -- name: mysql.flow.SQL_INSERT_FLOW_KEY --
 -- A key's lock row, inserted once (only when the read found none: an insert that meets a
@@ -358,7 +354,7 @@ SELECT queue FROM headgate_queue_control WHERE queue = %s FOR UPDATE
 
 -- name: flow_fragments.SQL_MAKE_AVAILABLE --
 -- Held-back rows become claimable again, run_at kept (primary key; {ids}: placeholders).
-UPDATE headgate_job SET state = 'available' WHERE id IN (%s, %s, %s) AND state = 'held_back'
+UPDATE headgate_job SET state = 'available' WHERE id IN (%s, %s, %s) AND (state = 'held_back') IS NOT FALSE
 
 -- name: mysql.flow.SQL_READ_FLOW_WINDOW --
 -- A rate scope's window (primary key; {key}: the vendor's quoting).
@@ -387,16 +383,16 @@ UPDATE headgate_job SET batch_id = %s, has_dependents = TRUE WHERE id IN (%s, %s
 -- name: workflow_statements.SQL_BATCH_ENDINGS --
 -- The ended batch members among some jobs, by batch and end state (primary key).
 SELECT batch_id, state, COUNT(*) FROM headgate_job
-WHERE id IN (%s, %s, %s) AND batch_id IS NOT NULL AND state IN ('succeeded', 'dead', 'cancelled')
+WHERE id IN (%s, %s, %s) AND batch_id IS NOT NULL AND (state IN ('succeeded', 'dead', 'cancelled')) IS NOT FALSE
 GROUP BY batch_id, state
 
 -- name: mysql.workflows.SQL_CANCEL_WAITING --
 -- A waiting job whose parent failed ends cancelled (primary key).
-UPDATE headgate_job SET state = 'cancelled', waiting_for = 0, finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND WHERE id = %s AND state = 'waiting'
+UPDATE headgate_job SET state = 'cancelled', waiting_for = 0, finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND WHERE id = %s AND (state = 'waiting') IS NOT FALSE
 
 -- name: mysql.workflows.SQL_CLAIM_BY_ID --
 -- Lease one available job by id, due or not (the testing kit's run_job; primary key).
-UPDATE headgate_job SET state = 'running', attempts = attempts + 1, fence = fence + 1, lease_owner = %s, lease_expires_at = UTC_TIMESTAMP(6) + INTERVAL %s MICROSECOND, started_at = UTC_TIMESTAMP(6) WHERE id = %s AND state = 'available'
+UPDATE headgate_job SET state = 'running', attempts = attempts + 1, fence = fence + 1, lease_owner = %s, lease_expires_at = UTC_TIMESTAMP(6) + INTERVAL %s MICROSECOND, started_at = UTC_TIMESTAMP(6) WHERE id = %s AND (state = 'available') IS NOT FALSE
 
 -- name: workflow_statements.SQL_CLOSE_BATCH --
 -- Close a batch: its total and callbacks (primary key).
@@ -405,7 +401,7 @@ UPDATE headgate_batch SET total = %s, on_success_id = %s, on_finish_id = %s, on_
 -- name: mysql.workflows.SQL_COMPLETE_FENCED --
 -- The fenced success of a job inside its task's own transaction (current_job().atomic()):
 -- waits for a row lock (a renewal's, briefly) rather than skipping it.
-UPDATE headgate_job SET state = 'succeeded', result = %s, finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+UPDATE headgate_job SET state = 'succeeded', result = %s, finished_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.`key` = headgate_job.retention_class) MICROSECOND, lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND (state = 'running') IS NOT FALSE
 
 -- name: workflow_statements.SQL_COUNT_BATCH_ENDINGS --
 -- Count a batch's ended members (primary key; the row lock orders the members' transactions).
@@ -438,11 +434,11 @@ UPDATE headgate_job SET has_dependents = TRUE WHERE id IN (%s, %s, %s)
 
 -- name: workflow_statements.SQL_FORGET_EDGES --
 -- Delete the edges of jobs that no longer wait ({ids} twice: the same ids).
-DELETE FROM headgate_job_dependency WHERE child_id IN (%s, %s, %s) AND child_id NOT IN (SELECT id FROM headgate_job WHERE id IN (%s, %s, %s) AND state = 'waiting')
+DELETE FROM headgate_job_dependency WHERE child_id IN (%s, %s, %s) AND child_id NOT IN (SELECT id FROM headgate_job WHERE id IN (%s, %s, %s) AND (state = 'waiting') IS NOT FALSE)
 
 -- name: workflow_statements.SQL_HOLD_CALLBACK --
 -- A callback job waits for its batch's end (primary key).
-UPDATE headgate_job SET state = 'waiting', waiting_for = 1 WHERE id = %s AND state = 'available'
+UPDATE headgate_job SET state = 'waiting', waiting_for = 1 WHERE id = %s AND (state = 'available') IS NOT FALSE
 
 -- name: mysql.workflows.SQL_INSERT_BATCH --
 -- An open batch: no total until its block closes.
@@ -467,7 +463,7 @@ SELECT total, succeeded, dead, cancelled, on_success_id, on_finish_id, on_dead_i
 
 -- name: workflow_statements.SQL_READ_CLAIMED --
 -- The claimed columns of one job (primary key).
-SELECT id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at, concurrency_key FROM headgate_job WHERE id = %s
+SELECT id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at, concurrency_key, concurrency_limit FROM headgate_job WHERE id = %s
 
 -- name: mysql.workflows.SQL_RECORD_PARENTS --
 -- A dependent job just inserted: waiting (or available when no parent is pending), its parents
@@ -477,7 +473,7 @@ UPDATE headgate_job SET state = %s, waiting_for = %s, on_parent_failure = %s, de
 -- name: workflow_statements.SQL_RELEASE_WAITING --
 -- Waiting jobs count %s parents less and turn available at zero. MySQL evaluates SET left to
 -- right: the state is assigned first, from the old count.
-UPDATE headgate_job SET state = CASE WHEN waiting_for <= %s THEN 'available' ELSE state END, waiting_for = waiting_for - %s WHERE state = 'waiting' AND id IN (%s, %s, %s)
+UPDATE headgate_job SET state = CASE WHEN waiting_for <= %s THEN 'available' ELSE state END, waiting_for = waiting_for - %s WHERE (state = 'waiting') IS NOT FALSE AND id IN (%s, %s, %s)
 
 -- name: mysql.compliance.SQL_BLANK_ARCHIVE --
 -- Blank one archived row's payloads (primary key, so one partition).
@@ -555,7 +551,7 @@ UPDATE headgate_job_archive SET args = %s, kwargs = %s, result = %s, errors = %s
 
 -- name: mysql.compliance.SQL_UPDATE_HOT_PAYLOADS --
 -- Rewrite one hot row's payloads and fingerprint, guarded by its state and attempts.
-UPDATE headgate_job SET args = %s, kwargs = %s, result = %s, progress = %s, output = %s, errors = %s, fingerprint = COALESCE(%s, fingerprint) WHERE id = %s AND state = %s AND attempts = %s
+UPDATE headgate_job SET args = %s, kwargs = %s, result = %s, progress = %s, output = %s, errors = %s, fingerprint = COALESCE(%s, fingerprint) WHERE id = %s AND (state = %s) IS NOT FALSE AND attempts = %s
 
 -- name: sample_statements.SQL_COUNT_FINISHED_OUTCOMES --
 -- Jobs of one retention class that finished in (since, until], per queue and outcome, with their

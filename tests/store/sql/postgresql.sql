@@ -4,18 +4,18 @@
 
 -- name: postgresql.jobs.SQL_APPEND_OUTPUT --
 -- Append to the job's output, keeping the last %s characters (fenced).
-UPDATE headgate_job SET output = right(coalesce(output, '') || %s, %s) WHERE id = %s AND fence = %s AND state = 'running'
+UPDATE headgate_job SET output = right(coalesce(output, '') || %s, %s) WHERE id = %s AND fence = %s AND (state = 'running') IS NOT FALSE
 
 -- name: postgresql.jobs.SQL_CANCEL --
 -- Operator cancel of a job that waits: available, waiting for other jobs or held back by a limit
 -- -> cancelled (primary key).
 UPDATE headgate_job
 SET state = 'cancelled', finished_at = now(), expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class), lease_owner = NULL, lease_expires_at = NULL
-WHERE id = %s AND state IN ('available', 'waiting', 'held_back') RETURNING state
+WHERE id = %s AND (state IN ('available', 'waiting', 'held_back')) IS NOT FALSE RETURNING state
 
 -- name: postgresql.jobs.SQL_CANCEL_ABORTED --
 -- An attempt whose abort was requested ends cancelled (fenced; a row someone else holds is skipped).
-UPDATE headgate_job SET state = 'cancelled', finished_at = now(), expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class), lease_owner = NULL, lease_expires_at = NULL WHERE id = (SELECT id FROM headgate_job WHERE id = %s AND fence = %s AND state = 'running' FOR UPDATE SKIP LOCKED) AND abort_requested_at IS NOT NULL
+UPDATE headgate_job SET state = 'cancelled', finished_at = now(), expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class), lease_owner = NULL, lease_expires_at = NULL WHERE id = (SELECT id FROM headgate_job WHERE id = %s AND fence = %s AND (state = 'running') IS NOT FALSE FOR UPDATE SKIP LOCKED) AND abort_requested_at IS NOT NULL
 
 -- name: postgresql.jobs.SQL_CLAIM --
 -- Claim: the two CTEs, rows returned in claim order; {queue_filter}: see the two below.
@@ -27,11 +27,9 @@ WITH picked AS (
     FOR UPDATE SKIP LOCKED
 ), claimed AS (
     UPDATE headgate_job AS j
-    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s,
-        lease_expires_at = now() + make_interval(secs => %s), started_at = now()
-    FROM picked
-    WHERE j.id = picked.id
-    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key
+    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s, lease_expires_at = now() + make_interval(secs => %s), started_at = now()
+    WHERE j.id = ANY(ARRAY(SELECT id FROM picked))
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key, j.concurrency_limit
 )
 SELECT claimed.* FROM claimed JOIN picked USING (id) ORDER BY priority DESC, run_at
 
@@ -45,11 +43,9 @@ WITH picked AS (
     FOR UPDATE SKIP LOCKED
 ), claimed AS (
     UPDATE headgate_job AS j
-    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s,
-        lease_expires_at = now() + make_interval(secs => %s), started_at = now()
-    FROM picked
-    WHERE j.id = picked.id
-    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key
+    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s, lease_expires_at = now() + make_interval(secs => %s), started_at = now()
+    WHERE j.id = ANY(ARRAY(SELECT id FROM picked))
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key, j.concurrency_limit
 )
 SELECT claimed.* FROM claimed JOIN picked USING (id) ORDER BY priority DESC, run_at
 
@@ -63,11 +59,9 @@ WITH picked AS (
     FOR UPDATE SKIP LOCKED
 ), claimed AS (
     UPDATE headgate_job AS j
-    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s,
-        lease_expires_at = now() + make_interval(secs => %s), started_at = now()
-    FROM picked
-    WHERE j.id = picked.id
-    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key
+    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s, lease_expires_at = now() + make_interval(secs => %s), started_at = now()
+    WHERE j.id = ANY(ARRAY(SELECT id FROM picked))
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key, j.concurrency_limit
 )
 SELECT claimed.* FROM claimed JOIN picked USING (id) ORDER BY priority DESC, run_at
 
@@ -81,11 +75,9 @@ WITH picked AS (
     FOR UPDATE SKIP LOCKED
 ), claimed AS (
     UPDATE headgate_job AS j
-    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s,
-        lease_expires_at = now() + make_interval(secs => %s), started_at = now()
-    FROM picked
-    WHERE j.id = picked.id
-    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key
+    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s, lease_expires_at = now() + make_interval(secs => %s), started_at = now()
+    WHERE j.id = ANY(ARRAY(SELECT id FROM picked))
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key, j.concurrency_limit
 )
 SELECT claimed.* FROM claimed JOIN picked USING (id) ORDER BY priority DESC, run_at
 
@@ -100,7 +92,7 @@ COPY headgate_job (id, queue, task, args, kwargs, priority, state, run_at, attem
 -- someone else holds is skipped, never waited for.
 UPDATE headgate_job
 SET errors = errors || jsonb_build_array(%(error)s::jsonb || jsonb_build_object('at', now())), run_at = CASE WHEN (%(give_up)s OR attempts >= max_attempts) THEN run_at ELSE now() + make_interval(secs => %(delay)s) END, finished_at = CASE WHEN (%(give_up)s OR attempts >= max_attempts) THEN now() END, expires_at = CASE WHEN (%(give_up)s OR attempts >= max_attempts) THEN now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class) END, state = CASE WHEN (%(give_up)s OR attempts >= max_attempts) THEN 'dead' ELSE 'available' END, lease_owner = NULL, lease_expires_at = NULL
-WHERE id = (SELECT id FROM headgate_job WHERE id = %(id)s AND fence = %(fence)s AND state = 'running'
+WHERE id = (SELECT id FROM headgate_job WHERE id = %(id)s AND fence = %(fence)s AND (state = 'running') IS NOT FALSE
             FOR UPDATE SKIP LOCKED)
 RETURNING state
 
@@ -135,14 +127,14 @@ UPDATE headgate_job SET unique_key = NULL WHERE id = %s AND unique_key = %s AND 
 -- Operator cancel of a running job: request its abort (the first request's time is kept); the
 -- worker reads it back through its lease renewal (primary key).
 UPDATE headgate_job SET abort_requested_at = COALESCE(abort_requested_at, now())
-WHERE id = %s AND state = 'running' RETURNING state
+WHERE id = %s AND (state = 'running') IS NOT FALSE RETURNING state
 
 -- name: postgresql.jobs.SQL_RESCUE_RELEASE_BATCH --
 -- Rescue step 2: release every locked lapsed row in one statement (unnest).
 UPDATE headgate_job
 SET errors = errors || jsonb_build_array(rescued.error::jsonb || jsonb_build_object('at', now())), run_at = CASE WHEN attempts >= max_attempts THEN now() ELSE now() END, finished_at = CASE WHEN attempts >= max_attempts THEN now() END, expires_at = CASE WHEN attempts >= max_attempts THEN now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class) END, state = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'available' END, lease_owner = NULL, lease_expires_at = NULL
 FROM unnest(%s::uuid[], %s::text[]) AS rescued(id, error)
-WHERE headgate_job.id = rescued.id AND headgate_job.state = 'running'
+WHERE headgate_job.id = rescued.id AND (headgate_job.state = 'running') IS NOT FALSE
 
 -- name: postgresql.jobs.SQL_RESCUE_SELECT --
 -- Rescue: lock lapsed leases (skipping rows another maintainer holds), then release them all
@@ -155,11 +147,11 @@ SELECT id, attempts, lease_owner FROM headgate_job WHERE state = 'running' AND l
 UPDATE headgate_job
 SET state = 'available', run_at = now(), max_attempts = GREATEST(max_attempts, attempts + 1),
     finished_at = NULL, expires_at = NULL, result = NULL, abort_requested_at = NULL
-WHERE id = %s AND state IN ('dead', 'cancelled') RETURNING state
+WHERE id = %s AND (state IN ('dead', 'cancelled')) IS NOT FALSE RETURNING state
 
 -- name: postgresql.jobs.SQL_SET_PROGRESS --
 -- Fenced progress and output writes.
-UPDATE headgate_job SET progress = %s::jsonb WHERE id = %s AND fence = %s AND state = 'running'
+UPDATE headgate_job SET progress = %s::jsonb WHERE id = %s AND fence = %s AND (state = 'running') IS NOT FALSE
 
 -- name: postgresql.operations.SQL_LISTEN_JOB_ENDED --
 -- wait(): subscribe the waiter's own session to the end of awaited jobs (migration 0010's trigger).
@@ -176,7 +168,7 @@ UPDATE headgate_job SET state = 'cancelled', finished_at = now(), expires_at = n
 
 -- name: operation_fragments.SQL_OPERATION_DISCARD --
 -- Delete the selected jobs that never ran (primary key; the rule is checked again).
-DELETE FROM headgate_job WHERE id IN (%s, %s, %s) AND state IN (%s, %s) AND attempts = 0 AND snoozes IS NULL
+DELETE FROM headgate_job WHERE id IN (%s, %s, %s) AND (state IN (%s, %s)) IS NOT FALSE AND attempts = 0 AND snoozes IS NULL
 
 -- name: postgresql.operations.SQL_OPERATION_REQUEST_ABORT --
 -- Request the abort of the selected running jobs (primary key; still running).
@@ -184,7 +176,7 @@ UPDATE headgate_job SET abort_requested_at = COALESCE(abort_requested_at, now())
 
 -- name: operation_fragments.SQL_OPERATION_RESCHEDULE --
 -- Move the selected waiting jobs to a bound time (primary key; still available).
-UPDATE headgate_job SET run_at = %s WHERE id IN (%s, %s, %s) AND state = 'available'
+UPDATE headgate_job SET run_at = %s WHERE id IN (%s, %s, %s) AND (state = 'available') IS NOT FALSE
 
 -- name: postgresql.operations.SQL_OPERATION_RETRY --
 -- Retry the selected dead/cancelled jobs (primary key; the state is checked again).
@@ -193,7 +185,7 @@ UPDATE headgate_job SET state = 'available', run_at = now(), max_attempts = GREA
 
 -- name: postgresql.operations.SQL_OPERATION_RUN_NOW --
 -- Make the selected deferred or snoozed jobs due now (primary key; still available, not yet due).
-UPDATE headgate_job SET run_at = now() WHERE id IN (%s, %s, %s) AND state = 'available' AND run_at > now()
+UPDATE headgate_job SET run_at = now() WHERE id IN (%s, %s, %s) AND (state = 'available') IS NOT FALSE AND run_at > now()
 
 -- name: postgresql.operations.SQL_OPERATION_SELECT --
 -- Lock a batch of matching jobs, skipping rows a worker holds (primary key order).
@@ -372,207 +364,283 @@ SELECT (SELECT count(*) FROM evicted), (SELECT count(*) FROM archived)
 TRUNCATE TABLE "headgate_job_archive_202501"
 
 -- name: postgresql.worker.SQL_ACK_AND_CLAIM --
--- Acknowledge and claim in ONE statement (one round trip, one commit). `ours`: the rows to
+-- Acknowledge and claim in ONE statement (one round trip, one commit). Every row is found by
+-- its primary key, one probe per listed id: the statement runs prepared, and a generic plan
+-- guesses 10 rows for an array, so a join of two lists would compare every row of one with every
+-- row of the other. `ours`: the rows to
 -- acknowledge still running at the claimed fence, locked in id order, skipping rows someone else
 -- holds (a foreign FOR UPDATE, a rescue in flight), so an acknowledgement never waits for a lock;
--- `picked`: ready rows (claim index), skipping locked ones. Data-modifying CTEs share one
--- snapshot and commit together; acknowledged rows are running and claimed rows available, so no
--- row is changed twice. Rows: (true, id, NULL...) per acknowledgement first, then (false, claimed
--- job...) per claim in claim order. A job other jobs depend on (`has_dependents`, read from the
--- locked row's latest version) is not acknowledged here: it comes back as (NULL, id, NULL...), and
--- acknowledge_and_claim succeeds it with its release step in a transaction of its own.
+-- `handed`: for each concurrency key among the acknowledged rows, its first held-back row (in the
+-- claimed queues, skipping locked ones; locked, so still held back when leased) is leased at once,
+-- in the slot the acknowledged row frees:
+-- the key's running count never changes, so no key row is locked (DESIGN §15); `picked`: ready
+-- rows (claim index), skipping locked ones, as many as the limit leaves after `handed`.
+-- Data-modifying CTEs share one snapshot and commit together; acknowledged rows are running,
+-- handed ones held back and claimed ones available, so no row is changed twice. Rows: (true, id,
+-- NULL...) per acknowledgement first, then (false, claimed job..., handed) per claim in claim
+-- order. A job other jobs depend on (`has_dependents`, read from the locked row's latest version)
+-- is not acknowledged here: it comes back as (NULL, id, NULL...), and acknowledge_and_claim
+-- succeeds it with its release step in a transaction of its own.
 WITH done AS (
     SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS d(id, fence, result)
 ), ours AS (
-    SELECT j.id, j.has_dependents FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
-    WHERE j.state = 'running'
+    SELECT j.id, j.has_dependents, done.result FROM done JOIN headgate_job AS j ON j.id = done.id AND j.fence = done.fence
+    WHERE (j.state = 'running') IS NOT FALSE
     ORDER BY j.id
     FOR UPDATE OF j SKIP LOCKED
 ), acked AS (
     UPDATE headgate_job AS j
-    SET state = 'succeeded', result = done.result::jsonb, finished_at = now(),
+    SET state = 'succeeded', result = ours.result::jsonb, finished_at = now(),
         expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = j.retention_class), lease_owner = NULL, lease_expires_at = NULL
-    FROM ours JOIN done ON done.id = ours.id
+    FROM ours
     WHERE j.id = ours.id AND ours.has_dependents IS NOT TRUE
-    RETURNING j.id
+    RETURNING j.id, j.concurrency_key
+), handed AS (
+    UPDATE headgate_job AS j
+    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s, lease_expires_at = now() + make_interval(secs => %s), started_at = now()
+    WHERE j.id = ANY(ARRAY(
+        SELECT (SELECT h.id FROM headgate_job AS h
+                WHERE h.concurrency_key = a.concurrency_key AND (h.state = 'held_back') IS TRUE AND queue = %s
+                ORDER BY h.priority DESC, h.run_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+        FROM (SELECT DISTINCT concurrency_key FROM acked WHERE concurrency_key IS NOT NULL) AS a
+        LIMIT %s
+    ))
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key, j.concurrency_limit, j.priority, j.run_at
 ), picked AS (
     SELECT id, priority, run_at FROM headgate_job
     WHERE state = 'available' AND run_at <= now() AND queue = %s
     ORDER BY priority DESC, run_at
-    LIMIT %s
+    LIMIT GREATEST(%s - (SELECT count(*) FROM handed), 0)
     FOR UPDATE SKIP LOCKED
 ), claimed AS (
     UPDATE headgate_job AS j
-    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s,
-        lease_expires_at = now() + make_interval(secs => %s), started_at = now()
-    FROM picked
-    WHERE j.id = picked.id
-    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key
+    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s, lease_expires_at = now() + make_interval(secs => %s), started_at = now()
+    WHERE j.id = ANY(ARRAY(SELECT id FROM picked))
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key, j.concurrency_limit
 )
 SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
-       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar,
-       NULL::integer AS priority, NULL::timestamptz AS run_at
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar, NULL::integer,
+       NULL::integer AS priority, NULL::timestamptz AS run_at, NULL::boolean AS handed
 FROM acked
 UNION ALL
 SELECT NULL::boolean, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
        NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar, NULL::integer,
-       NULL::timestamptz
+       NULL::integer, NULL::timestamptz, NULL::boolean
 FROM ours WHERE ours.has_dependents
 UNION ALL
-SELECT false, claimed.*, picked.priority, picked.run_at FROM claimed JOIN picked USING (id)
+SELECT false, claimed.*, picked.priority, picked.run_at, false FROM claimed JOIN picked USING (id)
+UNION ALL
+SELECT false, handed.*, true FROM handed
 ORDER BY acked DESC, priority DESC, run_at
 
 -- name: postgresql.worker.SQL_ACK_AND_CLAIM_ANY_QUEUE --
--- Acknowledge and claim in ONE statement (one round trip, one commit). `ours`: the rows to
+-- Acknowledge and claim in ONE statement (one round trip, one commit). Every row is found by
+-- its primary key, one probe per listed id: the statement runs prepared, and a generic plan
+-- guesses 10 rows for an array, so a join of two lists would compare every row of one with every
+-- row of the other. `ours`: the rows to
 -- acknowledge still running at the claimed fence, locked in id order, skipping rows someone else
 -- holds (a foreign FOR UPDATE, a rescue in flight), so an acknowledgement never waits for a lock;
--- `picked`: ready rows (claim index), skipping locked ones. Data-modifying CTEs share one
--- snapshot and commit together; acknowledged rows are running and claimed rows available, so no
--- row is changed twice. Rows: (true, id, NULL...) per acknowledgement first, then (false, claimed
--- job...) per claim in claim order. A job other jobs depend on (`has_dependents`, read from the
--- locked row's latest version) is not acknowledged here: it comes back as (NULL, id, NULL...), and
--- acknowledge_and_claim succeeds it with its release step in a transaction of its own.
+-- `handed`: for each concurrency key among the acknowledged rows, its first held-back row (in the
+-- claimed queues, skipping locked ones; locked, so still held back when leased) is leased at once,
+-- in the slot the acknowledged row frees:
+-- the key's running count never changes, so no key row is locked (DESIGN §15); `picked`: ready
+-- rows (claim index), skipping locked ones, as many as the limit leaves after `handed`.
+-- Data-modifying CTEs share one snapshot and commit together; acknowledged rows are running,
+-- handed ones held back and claimed ones available, so no row is changed twice. Rows: (true, id,
+-- NULL...) per acknowledgement first, then (false, claimed job..., handed) per claim in claim
+-- order. A job other jobs depend on (`has_dependents`, read from the locked row's latest version)
+-- is not acknowledged here: it comes back as (NULL, id, NULL...), and acknowledge_and_claim
+-- succeeds it with its release step in a transaction of its own.
 WITH done AS (
     SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS d(id, fence, result)
 ), ours AS (
-    SELECT j.id, j.has_dependents FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
-    WHERE j.state = 'running'
+    SELECT j.id, j.has_dependents, done.result FROM done JOIN headgate_job AS j ON j.id = done.id AND j.fence = done.fence
+    WHERE (j.state = 'running') IS NOT FALSE
     ORDER BY j.id
     FOR UPDATE OF j SKIP LOCKED
 ), acked AS (
     UPDATE headgate_job AS j
-    SET state = 'succeeded', result = done.result::jsonb, finished_at = now(),
+    SET state = 'succeeded', result = ours.result::jsonb, finished_at = now(),
         expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = j.retention_class), lease_owner = NULL, lease_expires_at = NULL
-    FROM ours JOIN done ON done.id = ours.id
+    FROM ours
     WHERE j.id = ours.id AND ours.has_dependents IS NOT TRUE
-    RETURNING j.id
+    RETURNING j.id, j.concurrency_key
+), handed AS (
+    UPDATE headgate_job AS j
+    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s, lease_expires_at = now() + make_interval(secs => %s), started_at = now()
+    WHERE j.id = ANY(ARRAY(
+        SELECT (SELECT h.id FROM headgate_job AS h
+                WHERE h.concurrency_key = a.concurrency_key AND (h.state = 'held_back') IS TRUE 
+                ORDER BY h.priority DESC, h.run_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+        FROM (SELECT DISTINCT concurrency_key FROM acked WHERE concurrency_key IS NOT NULL) AS a
+        LIMIT %s
+    ))
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key, j.concurrency_limit, j.priority, j.run_at
 ), picked AS (
     SELECT id, priority, run_at FROM headgate_job
     WHERE state = 'available' AND run_at <= now() 
     ORDER BY priority DESC, run_at
-    LIMIT %s
+    LIMIT GREATEST(%s - (SELECT count(*) FROM handed), 0)
     FOR UPDATE SKIP LOCKED
 ), claimed AS (
     UPDATE headgate_job AS j
-    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s,
-        lease_expires_at = now() + make_interval(secs => %s), started_at = now()
-    FROM picked
-    WHERE j.id = picked.id
-    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key
+    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s, lease_expires_at = now() + make_interval(secs => %s), started_at = now()
+    WHERE j.id = ANY(ARRAY(SELECT id FROM picked))
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key, j.concurrency_limit
 )
 SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
-       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar,
-       NULL::integer AS priority, NULL::timestamptz AS run_at
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar, NULL::integer,
+       NULL::integer AS priority, NULL::timestamptz AS run_at, NULL::boolean AS handed
 FROM acked
 UNION ALL
 SELECT NULL::boolean, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
        NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar, NULL::integer,
-       NULL::timestamptz
+       NULL::integer, NULL::timestamptz, NULL::boolean
 FROM ours WHERE ours.has_dependents
 UNION ALL
-SELECT false, claimed.*, picked.priority, picked.run_at FROM claimed JOIN picked USING (id)
+SELECT false, claimed.*, picked.priority, picked.run_at, false FROM claimed JOIN picked USING (id)
+UNION ALL
+SELECT false, handed.*, true FROM handed
 ORDER BY acked DESC, priority DESC, run_at
 
 -- name: postgresql.worker.SQL_ACK_AND_CLAIM_EXCEPT_QUEUES --
--- Acknowledge and claim in ONE statement (one round trip, one commit). `ours`: the rows to
+-- Acknowledge and claim in ONE statement (one round trip, one commit). Every row is found by
+-- its primary key, one probe per listed id: the statement runs prepared, and a generic plan
+-- guesses 10 rows for an array, so a join of two lists would compare every row of one with every
+-- row of the other. `ours`: the rows to
 -- acknowledge still running at the claimed fence, locked in id order, skipping rows someone else
 -- holds (a foreign FOR UPDATE, a rescue in flight), so an acknowledgement never waits for a lock;
--- `picked`: ready rows (claim index), skipping locked ones. Data-modifying CTEs share one
--- snapshot and commit together; acknowledged rows are running and claimed rows available, so no
--- row is changed twice. Rows: (true, id, NULL...) per acknowledgement first, then (false, claimed
--- job...) per claim in claim order. A job other jobs depend on (`has_dependents`, read from the
--- locked row's latest version) is not acknowledged here: it comes back as (NULL, id, NULL...), and
--- acknowledge_and_claim succeeds it with its release step in a transaction of its own.
+-- `handed`: for each concurrency key among the acknowledged rows, its first held-back row (in the
+-- claimed queues, skipping locked ones; locked, so still held back when leased) is leased at once,
+-- in the slot the acknowledged row frees:
+-- the key's running count never changes, so no key row is locked (DESIGN §15); `picked`: ready
+-- rows (claim index), skipping locked ones, as many as the limit leaves after `handed`.
+-- Data-modifying CTEs share one snapshot and commit together; acknowledged rows are running,
+-- handed ones held back and claimed ones available, so no row is changed twice. Rows: (true, id,
+-- NULL...) per acknowledgement first, then (false, claimed job..., handed) per claim in claim
+-- order. A job other jobs depend on (`has_dependents`, read from the locked row's latest version)
+-- is not acknowledged here: it comes back as (NULL, id, NULL...), and acknowledge_and_claim
+-- succeeds it with its release step in a transaction of its own.
 WITH done AS (
     SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS d(id, fence, result)
 ), ours AS (
-    SELECT j.id, j.has_dependents FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
-    WHERE j.state = 'running'
+    SELECT j.id, j.has_dependents, done.result FROM done JOIN headgate_job AS j ON j.id = done.id AND j.fence = done.fence
+    WHERE (j.state = 'running') IS NOT FALSE
     ORDER BY j.id
     FOR UPDATE OF j SKIP LOCKED
 ), acked AS (
     UPDATE headgate_job AS j
-    SET state = 'succeeded', result = done.result::jsonb, finished_at = now(),
+    SET state = 'succeeded', result = ours.result::jsonb, finished_at = now(),
         expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = j.retention_class), lease_owner = NULL, lease_expires_at = NULL
-    FROM ours JOIN done ON done.id = ours.id
+    FROM ours
     WHERE j.id = ours.id AND ours.has_dependents IS NOT TRUE
-    RETURNING j.id
+    RETURNING j.id, j.concurrency_key
+), handed AS (
+    UPDATE headgate_job AS j
+    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s, lease_expires_at = now() + make_interval(secs => %s), started_at = now()
+    WHERE j.id = ANY(ARRAY(
+        SELECT (SELECT h.id FROM headgate_job AS h
+                WHERE h.concurrency_key = a.concurrency_key AND (h.state = 'held_back') IS TRUE AND queue <> ALL(%s)
+                ORDER BY h.priority DESC, h.run_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+        FROM (SELECT DISTINCT concurrency_key FROM acked WHERE concurrency_key IS NOT NULL) AS a
+        LIMIT %s
+    ))
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key, j.concurrency_limit, j.priority, j.run_at
 ), picked AS (
     SELECT id, priority, run_at FROM headgate_job
     WHERE state = 'available' AND run_at <= now() AND queue <> ALL(%s)
     ORDER BY priority DESC, run_at
-    LIMIT %s
+    LIMIT GREATEST(%s - (SELECT count(*) FROM handed), 0)
     FOR UPDATE SKIP LOCKED
 ), claimed AS (
     UPDATE headgate_job AS j
-    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s,
-        lease_expires_at = now() + make_interval(secs => %s), started_at = now()
-    FROM picked
-    WHERE j.id = picked.id
-    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key
+    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s, lease_expires_at = now() + make_interval(secs => %s), started_at = now()
+    WHERE j.id = ANY(ARRAY(SELECT id FROM picked))
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key, j.concurrency_limit
 )
 SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
-       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar,
-       NULL::integer AS priority, NULL::timestamptz AS run_at
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar, NULL::integer,
+       NULL::integer AS priority, NULL::timestamptz AS run_at, NULL::boolean AS handed
 FROM acked
 UNION ALL
 SELECT NULL::boolean, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
        NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar, NULL::integer,
-       NULL::timestamptz
+       NULL::integer, NULL::timestamptz, NULL::boolean
 FROM ours WHERE ours.has_dependents
 UNION ALL
-SELECT false, claimed.*, picked.priority, picked.run_at FROM claimed JOIN picked USING (id)
+SELECT false, claimed.*, picked.priority, picked.run_at, false FROM claimed JOIN picked USING (id)
+UNION ALL
+SELECT false, handed.*, true FROM handed
 ORDER BY acked DESC, priority DESC, run_at
 
 -- name: postgresql.worker.SQL_ACK_AND_CLAIM_QUEUES --
--- Acknowledge and claim in ONE statement (one round trip, one commit). `ours`: the rows to
+-- Acknowledge and claim in ONE statement (one round trip, one commit). Every row is found by
+-- its primary key, one probe per listed id: the statement runs prepared, and a generic plan
+-- guesses 10 rows for an array, so a join of two lists would compare every row of one with every
+-- row of the other. `ours`: the rows to
 -- acknowledge still running at the claimed fence, locked in id order, skipping rows someone else
 -- holds (a foreign FOR UPDATE, a rescue in flight), so an acknowledgement never waits for a lock;
--- `picked`: ready rows (claim index), skipping locked ones. Data-modifying CTEs share one
--- snapshot and commit together; acknowledged rows are running and claimed rows available, so no
--- row is changed twice. Rows: (true, id, NULL...) per acknowledgement first, then (false, claimed
--- job...) per claim in claim order. A job other jobs depend on (`has_dependents`, read from the
--- locked row's latest version) is not acknowledged here: it comes back as (NULL, id, NULL...), and
--- acknowledge_and_claim succeeds it with its release step in a transaction of its own.
+-- `handed`: for each concurrency key among the acknowledged rows, its first held-back row (in the
+-- claimed queues, skipping locked ones; locked, so still held back when leased) is leased at once,
+-- in the slot the acknowledged row frees:
+-- the key's running count never changes, so no key row is locked (DESIGN §15); `picked`: ready
+-- rows (claim index), skipping locked ones, as many as the limit leaves after `handed`.
+-- Data-modifying CTEs share one snapshot and commit together; acknowledged rows are running,
+-- handed ones held back and claimed ones available, so no row is changed twice. Rows: (true, id,
+-- NULL...) per acknowledgement first, then (false, claimed job..., handed) per claim in claim
+-- order. A job other jobs depend on (`has_dependents`, read from the locked row's latest version)
+-- is not acknowledged here: it comes back as (NULL, id, NULL...), and acknowledge_and_claim
+-- succeeds it with its release step in a transaction of its own.
 WITH done AS (
     SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS d(id, fence, result)
 ), ours AS (
-    SELECT j.id, j.has_dependents FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
-    WHERE j.state = 'running'
+    SELECT j.id, j.has_dependents, done.result FROM done JOIN headgate_job AS j ON j.id = done.id AND j.fence = done.fence
+    WHERE (j.state = 'running') IS NOT FALSE
     ORDER BY j.id
     FOR UPDATE OF j SKIP LOCKED
 ), acked AS (
     UPDATE headgate_job AS j
-    SET state = 'succeeded', result = done.result::jsonb, finished_at = now(),
+    SET state = 'succeeded', result = ours.result::jsonb, finished_at = now(),
         expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = j.retention_class), lease_owner = NULL, lease_expires_at = NULL
-    FROM ours JOIN done ON done.id = ours.id
+    FROM ours
     WHERE j.id = ours.id AND ours.has_dependents IS NOT TRUE
-    RETURNING j.id
+    RETURNING j.id, j.concurrency_key
+), handed AS (
+    UPDATE headgate_job AS j
+    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s, lease_expires_at = now() + make_interval(secs => %s), started_at = now()
+    WHERE j.id = ANY(ARRAY(
+        SELECT (SELECT h.id FROM headgate_job AS h
+                WHERE h.concurrency_key = a.concurrency_key AND (h.state = 'held_back') IS TRUE AND queue = ANY(%s)
+                ORDER BY h.priority DESC, h.run_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+        FROM (SELECT DISTINCT concurrency_key FROM acked WHERE concurrency_key IS NOT NULL) AS a
+        LIMIT %s
+    ))
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key, j.concurrency_limit, j.priority, j.run_at
 ), picked AS (
     SELECT id, priority, run_at FROM headgate_job
     WHERE state = 'available' AND run_at <= now() AND queue = ANY(%s)
     ORDER BY priority DESC, run_at
-    LIMIT %s
+    LIMIT GREATEST(%s - (SELECT count(*) FROM handed), 0)
     FOR UPDATE SKIP LOCKED
 ), claimed AS (
     UPDATE headgate_job AS j
-    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s,
-        lease_expires_at = now() + make_interval(secs => %s), started_at = now()
-    FROM picked
-    WHERE j.id = picked.id
-    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key
+    SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1, lease_owner = %s, lease_expires_at = now() + make_interval(secs => %s), started_at = now()
+    WHERE j.id = ANY(ARRAY(SELECT id FROM picked))
+    RETURNING j.id, j.queue, j.task, j.args, j.kwargs, j.attempts, j.max_attempts, j.fence, j.snoozes, j.timeout, j.abort_requested_at, j.concurrency_key, j.concurrency_limit
 )
 SELECT true AS acked, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
-       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar,
-       NULL::integer AS priority, NULL::timestamptz AS run_at
+       NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar, NULL::integer,
+       NULL::integer AS priority, NULL::timestamptz AS run_at, NULL::boolean AS handed
 FROM acked
 UNION ALL
 SELECT NULL::boolean, id, NULL, NULL, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer,
        NULL::bigint, NULL::integer, NULL::double precision, NULL::timestamptz, NULL::varchar, NULL::integer,
-       NULL::timestamptz
+       NULL::integer, NULL::timestamptz, NULL::boolean
 FROM ours WHERE ours.has_dependents
 UNION ALL
-SELECT false, claimed.*, picked.priority, picked.run_at FROM claimed JOIN picked USING (id)
+SELECT false, claimed.*, picked.priority, picked.run_at, false FROM claimed JOIN picked USING (id)
+UNION ALL
+SELECT false, handed.*, true FROM handed
 ORDER BY acked DESC, priority DESC, run_at
 
 -- name: postgresql.worker.SQL_NAME_SESSION --
@@ -589,7 +657,7 @@ UPDATE headgate_job AS j
 SET state = 'available', attempts = j.attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
     started_at = NULL
 FROM unnest(%s::uuid[], %s::bigint[]) AS held(id, fence)
-WHERE j.id = held.id AND j.fence = held.fence AND j.state = 'running' AND j.lease_owner = %s
+WHERE j.id = held.id AND j.fence = held.fence AND (j.state = 'running') IS NOT FALSE AND j.lease_owner = %s
 RETURNING j.id
 
 -- name: postgresql.worker.SQL_RENEW_UNLOCKED --
@@ -598,7 +666,7 @@ RETURNING j.id
 WITH ours AS (
     SELECT j.id FROM headgate_job AS j
     JOIN unnest(%s::uuid[], %s::bigint[]) AS held(id, fence) ON j.id = held.id AND j.fence = held.fence
-    WHERE j.state = 'running' AND j.lease_owner = %s
+    WHERE (j.state = 'running') IS NOT FALSE AND j.lease_owner = %s
     ORDER BY j.id
     FOR UPDATE OF j SKIP LOCKED
 )
@@ -629,11 +697,7 @@ SELECT set_config('enable_bitmapscan', 'off', false), set_config('enable_seqscan
 -- name: postgresql.worker.SQL_SNOOZE --
 -- Snooze one job (fenced, skipping a row someone else holds): available again after a bound
 -- number of seconds, attempt not spent.
-UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = now() + make_interval(secs => %s), snoozes = COALESCE(snoozes, 0) + 1, started_at = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE id = (SELECT id FROM headgate_job WHERE id = %s AND fence = %s AND state = 'running' FOR UPDATE SKIP LOCKED)
-
--- name: flow_fragments.SQL_CLAIMED_LIMITS --
--- The concurrency limits of some claimed rows (primary key; {ids}: placeholders).
-SELECT id, concurrency_limit FROM headgate_job WHERE id IN (%s, %s, %s)
+UPDATE headgate_job SET state = 'available', attempts = attempts - 1, run_at = now() + make_interval(secs => %s), snoozes = COALESCE(snoozes, 0) + 1, started_at = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE id = (SELECT id FROM headgate_job WHERE id = %s AND fence = %s AND (state = 'running') IS NOT FALSE FOR UPDATE SKIP LOCKED)
 
 -- name: flow_fragments.SQL_COUNT_RUNNING_IN_QUEUE --
 -- Jobs of one queue holding a lease (headgate_job_claim_idx).
@@ -646,7 +710,7 @@ SELECT concurrency_key, COUNT(*) FROM headgate_job WHERE concurrency_key IN (%s,
 -- name: flow_fragments.SQL_DEFER_TO_WINDOW --
 -- A claimed job past its task's rate waits for the next window (fenced): available again at the
 -- bound time, no lease, its attempt not counted.
-UPDATE headgate_job SET state = 'available', run_at = %s, attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL, started_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+UPDATE headgate_job SET state = 'available', run_at = %s, attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL, started_at = NULL WHERE id = %s AND fence = %s AND (state = 'running') IS NOT FALSE
 
 -- name: postgresql.flow.SQL_EXISTING_FLOW_KEYS --
 -- The lock rows among some keys, read without locking (primary key; {keys}: placeholders).
@@ -661,10 +725,24 @@ SELECT concurrency_key FROM headgate_job WHERE state = 'held_back' ORDER BY prio
 -- joins one per key with UNION ALL (a derived table: each keeps its own ORDER BY and LIMIT).
 SELECT * FROM (SELECT id, concurrency_key, concurrency_limit FROM headgate_job WHERE concurrency_key = %s AND state = 'held_back' ORDER BY priority DESC, run_at LIMIT %s) AS held
 
+-- name: postgresql.flow.SQL_HELD_BACK_OF_KEYS --
+-- The first held-back rows of each key, at most so many per key, in claim order: one
+-- index-ordered read per (key, rows) pair of the two arrays (headgate_job_held_back_idx, whose
+-- predicate the state test repeats word for word, so no other index can serve it). One plan
+-- whatever the number of keys, where a UNION ALL of one read per key is planned read by read.
+SELECT held.id, held.concurrency_key, held.concurrency_limit
+FROM unnest(%s::text[], %s::integer[]) AS k(concurrency_key, rows_of_key)
+CROSS JOIN LATERAL (
+    SELECT id, concurrency_key, concurrency_limit FROM headgate_job AS j
+    WHERE j.concurrency_key = k.concurrency_key AND (j.state = 'held_back') IS TRUE
+    ORDER BY priority DESC, run_at
+    LIMIT k.rows_of_key
+) AS held
+
 -- name: flow_fragments.SQL_HOLD_BACK_MANY --
 -- Claimed jobs over their key's limit are held back (primary key; only while still leased to the
 -- worker, %s after the ids): no lease, their attempt not counted.
-UPDATE headgate_job SET state = 'held_back', attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL, started_at = NULL WHERE id IN (%s, %s, %s) AND state = 'running' AND lease_owner = %s
+UPDATE headgate_job SET state = 'held_back', attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL, started_at = NULL WHERE id IN (%s, %s, %s) AND (state = 'running') IS NOT FALSE AND lease_owner = %s
 
 -- name: postgresql.flow.SQL_INSERT_FLOW_KEY --
 -- A key's lock row, inserted once (a concurrent insert of the same key waits, then does nothing).
@@ -688,7 +766,7 @@ SELECT queue FROM headgate_queue_control WHERE queue = %s FOR UPDATE
 
 -- name: flow_fragments.SQL_MAKE_AVAILABLE --
 -- Held-back rows become claimable again, run_at kept (primary key; {ids}: placeholders).
-UPDATE headgate_job SET state = 'available' WHERE id IN (%s, %s, %s) AND state = 'held_back'
+UPDATE headgate_job SET state = 'available' WHERE id IN (%s, %s, %s) AND (state = 'held_back') IS NOT FALSE
 
 -- name: postgresql.flow.SQL_READ_FLOW_WINDOW --
 -- A rate scope's window (primary key; {key}: the vendor's quoting).
@@ -717,16 +795,16 @@ UPDATE headgate_job SET batch_id = %s, has_dependents = TRUE WHERE id IN (%s, %s
 -- name: workflow_statements.SQL_BATCH_ENDINGS --
 -- The ended batch members among some jobs, by batch and end state (primary key).
 SELECT batch_id, state, COUNT(*) FROM headgate_job
-WHERE id IN (%s, %s, %s) AND batch_id IS NOT NULL AND state IN ('succeeded', 'dead', 'cancelled')
+WHERE id IN (%s, %s, %s) AND batch_id IS NOT NULL AND (state IN ('succeeded', 'dead', 'cancelled')) IS NOT FALSE
 GROUP BY batch_id, state
 
 -- name: postgresql.workflows.SQL_CANCEL_WAITING --
 -- A waiting job whose parent failed ends cancelled (primary key).
-UPDATE headgate_job SET state = 'cancelled', waiting_for = 0, finished_at = now(), expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class) WHERE id = %s AND state = 'waiting'
+UPDATE headgate_job SET state = 'cancelled', waiting_for = 0, finished_at = now(), expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class) WHERE id = %s AND (state = 'waiting') IS NOT FALSE
 
 -- name: postgresql.workflows.SQL_CLAIM_BY_ID --
 -- Lease one available job by id, due or not (the testing kit's run_job; primary key).
-UPDATE headgate_job SET state = 'running', attempts = attempts + 1, fence = fence + 1, lease_owner = %s, lease_expires_at = now() + make_interval(secs => %s), started_at = now() WHERE id = %s AND state = 'available'
+UPDATE headgate_job SET state = 'running', attempts = attempts + 1, fence = fence + 1, lease_owner = %s, lease_expires_at = now() + make_interval(secs => %s), started_at = now() WHERE id = %s AND (state = 'available') IS NOT FALSE
 
 -- name: workflow_statements.SQL_CLOSE_BATCH --
 -- Close a batch: its total and callbacks (primary key).
@@ -735,7 +813,7 @@ UPDATE headgate_batch SET total = %s, on_success_id = %s, on_finish_id = %s, on_
 -- name: postgresql.workflows.SQL_COMPLETE_FENCED --
 -- The fenced success of a job inside its task's own transaction (current_job().atomic()):
 -- waits for a row lock (a renewal's, briefly) rather than skipping it.
-UPDATE headgate_job SET state = 'succeeded', result = %s::jsonb, finished_at = now(), expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class), lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND state = 'running'
+UPDATE headgate_job SET state = 'succeeded', result = %s::jsonb, finished_at = now(), expires_at = now() + (SELECT rc.duration FROM headgate_retention_class rc WHERE rc.key = headgate_job.retention_class), lease_owner = NULL, lease_expires_at = NULL WHERE id = %s AND fence = %s AND (state = 'running') IS NOT FALSE
 
 -- name: postgresql.workflows.SQL_COMPLETE_PARENTS --
 -- The success of parents (fenced, rows someone else holds skipped, locked in id order), apart
@@ -744,7 +822,7 @@ WITH done AS (
     SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[]) AS d(id, fence, result)
 ), ours AS (
     SELECT j.id FROM headgate_job AS j JOIN done ON j.id = done.id AND j.fence = done.fence
-    WHERE j.state = 'running'
+    WHERE (j.state = 'running') IS NOT FALSE
     ORDER BY j.id
     FOR UPDATE OF j SKIP LOCKED
 )
@@ -786,11 +864,11 @@ UPDATE headgate_job SET has_dependents = TRUE WHERE id IN (%s, %s, %s)
 
 -- name: workflow_statements.SQL_FORGET_EDGES --
 -- Delete the edges of jobs that no longer wait ({ids} twice: the same ids).
-DELETE FROM headgate_job_dependency WHERE child_id IN (%s, %s, %s) AND child_id NOT IN (SELECT id FROM headgate_job WHERE id IN (%s, %s, %s) AND state = 'waiting')
+DELETE FROM headgate_job_dependency WHERE child_id IN (%s, %s, %s) AND child_id NOT IN (SELECT id FROM headgate_job WHERE id IN (%s, %s, %s) AND (state = 'waiting') IS NOT FALSE)
 
 -- name: workflow_statements.SQL_HOLD_CALLBACK --
 -- A callback job waits for its batch's end (primary key).
-UPDATE headgate_job SET state = 'waiting', waiting_for = 1 WHERE id = %s AND state = 'available'
+UPDATE headgate_job SET state = 'waiting', waiting_for = 1 WHERE id = %s AND (state = 'available') IS NOT FALSE
 
 -- name: postgresql.workflows.SQL_INSERT_BATCH --
 -- An open batch: no total until its block closes.
@@ -816,7 +894,7 @@ SELECT total, succeeded, dead, cancelled, on_success_id, on_finish_id, on_dead_i
 
 -- name: workflow_statements.SQL_READ_CLAIMED --
 -- The claimed columns of one job (primary key).
-SELECT id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at, concurrency_key FROM headgate_job WHERE id = %s
+SELECT id, queue, task, args, kwargs, attempts, max_attempts, fence, snoozes, timeout, abort_requested_at, concurrency_key, concurrency_limit FROM headgate_job WHERE id = %s
 
 -- name: postgresql.workflows.SQL_RECORD_PARENTS --
 -- A dependent job just inserted: waiting (or available when no parent is pending), its parents
@@ -825,7 +903,7 @@ UPDATE headgate_job SET state = %s, waiting_for = %s, on_parent_failure = %s, de
 
 -- name: postgresql.workflows.SQL_RELEASE_WAITING --
 -- The release, and a NOTIFY (on commit) per queue that has a job made available.
-WITH released AS (UPDATE headgate_job SET state = CASE WHEN waiting_for <= %s THEN 'available' ELSE state END, waiting_for = waiting_for - %s WHERE state = 'waiting' AND id IN (%s, %s, %s) RETURNING state, queue)
+WITH released AS (UPDATE headgate_job SET state = CASE WHEN waiting_for <= %s THEN 'available' ELSE state END, waiting_for = waiting_for - %s WHERE (state = 'waiting') IS NOT FALSE AND id IN (%s, %s, %s) RETURNING state, queue)
 SELECT pg_notify('headgate_jobs', queue) FROM (SELECT DISTINCT queue FROM released WHERE state = 'available') q
 
 -- name: postgresql.compliance.SQL_BLANK_ARCHIVE --
@@ -905,7 +983,7 @@ UPDATE headgate_job_archive SET args = %s::jsonb, kwargs = %s::jsonb, result = %
 
 -- name: postgresql.compliance.SQL_UPDATE_HOT_PAYLOADS --
 -- Rewrite one hot row's payloads and fingerprint, guarded by its state and attempts.
-UPDATE headgate_job SET args = %s::jsonb, kwargs = %s::jsonb, result = %s::jsonb, progress = %s::jsonb, output = %s, errors = %s::jsonb, fingerprint = COALESCE(%s, fingerprint) WHERE id = %s AND state = %s AND attempts = %s
+UPDATE headgate_job SET args = %s::jsonb, kwargs = %s::jsonb, result = %s::jsonb, progress = %s::jsonb, output = %s, errors = %s::jsonb, fingerprint = COALESCE(%s, fingerprint) WHERE id = %s AND (state = %s) IS NOT FALSE AND attempts = %s
 
 -- name: sample_statements.SQL_COUNT_FINISHED_OUTCOMES --
 -- Jobs of one retention class that finished in (since, until], per queue and outcome, with their
