@@ -55,12 +55,12 @@ def open_value(value):
     return load_json(open_envelope(value).decode("utf-8")) if is_envelope(value) else value
 
 
-def opened_arguments(args_json, kwargs_json):
-    """``(args, kwargs, encrypted)`` of a claimed job's stored JSON: decoded once each, decrypted
-    when envelopes; ``encrypted`` says whether its outcome is to be stored encrypted."""
+def opened_arguments(args_json, kwargs_json, sealed):
+    """``(args, kwargs)`` of a claimed job's stored JSON, decoded once each. Only a sealed job
+    (its stored arguments are an envelope: encryption.is_sealed_json) has envelopes to decrypt;
+    a plain job's JSON is its arguments, with nothing to look for."""
     args, kwargs = decoded_json(args_json), decoded_json(kwargs_json)
-    encrypted = is_envelope(args)
-    return open_value(args), open_value(kwargs), encrypted
+    return (open_value(args), open_value(kwargs)) if sealed else (args, kwargs)
 
 
 def decoded_json(text):

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from django.db import connections
 
-from ..compliance.decryption import decoded_json, opened_arguments
+from ..compliance.decryption import opened_arguments
 from ..compliance.encryption import is_sealed_json, seal_outcome
 from ..conf import MAX_RESULT_BYTES_DEFAULT, MAX_SNOOZES_DEFAULT
 from ..exceptions import SnoozeLimitExceeded, UnknownTask
@@ -77,10 +77,7 @@ def _call_task(claimed, store, worker_id, output_max_chars, max_snoozes, stoppin
         # Never imports: a path that is not registered is UnregisteredTask (no retries).
         entry = get_task(claimed.task)
         func = entry.func  # a function, or a Django Task (callable)
-        if sealed:
-            args, kwargs, _ = opened_arguments(claimed.args_json, claimed.kwargs_json)
-        else:  # most jobs: their stored JSON is the arguments, with no envelope to look for
-            args, kwargs = decoded_json(claimed.args_json), decoded_json(claimed.kwargs_json)
+        args, kwargs = opened_arguments(claimed.args_json, claimed.kwargs_json, sealed)
         value = func(*args, **kwargs)
         try:
             result_json = json_result(value)
