@@ -73,3 +73,17 @@ def test_fenced_writes_and_releases_probe_the_primary_key(stale_statistics):
         ]:
             plan = generic_plan(cursor, sql, params)
             assert scans_of_the_job_table(plan) == ["headgate_job_pkey"], (sql, plan)
+
+
+def test_the_next_held_back_job_of_a_key_is_found_by_the_held_back_index(stale_statistics):
+    """The hand-over in the ack-and-claim and PostgreSQL's release read a key's next held-back
+    job through headgate_job_held_back_idx (migration 0015), never through a scan of every
+    held-back row; the job handed over is then leased by its primary key."""
+    ids = stale_statistics
+    with connection.cursor() as cursor:
+        params = [ids, [1] * 3, [None] * 3, "w", 30, 10, 10, "w", 30]
+        plan = generic_plan(cursor, worker.SQL_ACK_AND_CLAIM_ANY_QUEUE, params)
+        handed = plan.split("CTE handed")[1].split("CTE picked")[0]
+        assert sorted(scans_of_the_job_table(handed)) == ["headgate_job_held_back_idx", "headgate_job_pkey"], plan
+        plan = generic_plan(cursor, flow.SQL_HELD_BACK_OF_KEYS, [["k"], [1]])
+        assert scans_of_the_job_table(plan) == ["headgate_job_held_back_idx"], plan
