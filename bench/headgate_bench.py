@@ -11,13 +11,22 @@
    Then (``--two-processes``) the same analysed backlog drained by TWO such processes started
    together (``drain_two``): the scaling of one process to two, in the same round;
 4. latency: an idle worker already runs; jobs are enqueued one at a time, ``--spacing`` apart;
-   latency = started_at - created_at (both written by the store clock).
+   latency = started_at - created_at (both written by the store clock);
+5. PostgreSQL only, right after the bulk figure: the floor under it on this very table
+   (``bulk_copy_same``): a raw psycopg ``COPY headgate_job (...)`` of the same rows into the same
+   columns as enqueue_many's COPY (every index and trigger of the migrated table), then a NOTIFY,
+   one transaction; median of ``--bulk-repetitions``, the table emptied before each;
+6. ``--backlog-rows N`` (opt-in): N rows already succeeded (one server-side INSERT ... SELECT),
+   ANALYZE, then ``--backlog-drain`` ready jobs by enqueue_many, ANALYZE, and the same drain as 3
+   (``drain_backlog``; the finished rows have a task name of their own, out of the drain's window).
 """
 
 import argparse
+import json
 import os
 import sys
 import time
+import uuid
 
 from bench.common import (
     DRAIN_TIMEOUT_S,
@@ -39,7 +48,44 @@ from bench.common import (
 )
 
 TASK = "bench.tasks.noop"
+# The backlog case's finished rows: another task name keeps them out of the drain's window.
+HISTORY_TASK = "bench.tasks.finished"
 WARMUP_JOBS = 50
+
+# The columns enqueue_many's COPY writes (django_headgate/store/postgresql/jobs.py), in its order.
+SQL_COPY_SAME = (
+    "COPY headgate_job (id, queue, task, args, kwargs, priority, state, run_at, attempts, max_attempts, fence, "
+    "unique_key, fingerprint, errors, tags, retention_class, created_at, timeout) FROM STDIN"
+)
+# Finished history: succeeded rows created one a millisecond from a day ago, kept 30 days (the
+# sweep leaves them alone). {rows} is an int; the parameters are the payload of TEMPLATE_FIELDS.
+SQLITE_AT = "strftime('%%Y-%%m-%%d %%H:%%M:%%f', t + {})"
+HISTORY_COLUMNS = ("id, queue, task, args, kwargs, priority, max_attempts, fingerprint, tags, retention_class, "
+                   "state, attempts, fence, result, errors, run_at, created_at, started_at, finished_at, expires_at")
+SQL_HISTORY = {
+    "postgresql": f"""
+INSERT INTO headgate_job ({HISTORY_COLUMNS})
+SELECT gen_random_uuid(), %s, %s, %s::jsonb, %s::jsonb, %s, %s, %s, %s::jsonb, %s,
+       'succeeded', 1, 1, 'null', '[]', t, t, t + interval '1 ms', t + interval '2 ms', t + interval '30 days'
+FROM (SELECT now() - interval '1 day' + n * interval '1 ms' AS t FROM generate_series(1, {{rows}}) AS n) AS s""",
+    # MariaDB's SEQUENCE engine (seq_1_to_N); Django stores the UUID natively (MariaDB >= 10.7).
+    "mysql": f"""
+INSERT INTO headgate_job ({HISTORY_COLUMNS})
+SELECT UUID(), %s, %s, %s, %s, %s, %s, %s, %s, %s,
+       'succeeded', 1, 1, 'null', '[]', t, t, t + INTERVAL 1000 MICROSECOND, t + INTERVAL 2000 MICROSECOND,
+       t + INTERVAL 30 DAY
+FROM (SELECT UTC_TIMESTAMP(6) - INTERVAL 1 DAY + INTERVAL seq * 1000 MICROSECOND AS t FROM seq_1_to_{{rows}}) AS s""",
+    # Django's SQLite UUIDs are 32 hex digits, its datetimes UTC text; t is a julianday() (days).
+    "sqlite": f"""
+WITH RECURSIVE seq(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM seq WHERE n < {{rows}})
+INSERT INTO headgate_job ({HISTORY_COLUMNS})
+SELECT lower(hex(randomblob(16))), %s, %s, %s, %s, %s, %s, %s, %s, %s,
+       'succeeded', 1, 1, 'null', '[]', {SQLITE_AT.format("0")}, {SQLITE_AT.format("0")},
+       {SQLITE_AT.format("1 / 86400000.0")}, {SQLITE_AT.format("2 / 86400000.0")}, {SQLITE_AT.format("30")}
+FROM (SELECT julianday('now') - 1 + n / 86400000.0 AS t FROM seq) AS s""",
+}
+TEMPLATE_FIELDS = ("queue", "task", "args", "kwargs", "priority", "max_attempts", "fingerprint", "tags",
+                   "retention_class")
 
 
 def setup_django(database_url):
@@ -102,11 +148,76 @@ def measure_bulk(count, repetitions):
 
 
 def load_backlog(count):
+    clear_jobs()
+    enqueue_ready(count)
+
+
+def enqueue_ready(count):
     import django_headgate as headgate
     from django_headgate import JobSpec
 
-    clear_jobs()
     headgate.enqueue_many([JobSpec(TASK) for _ in range(count)])
+
+
+def job_template():
+    """TEMPLATE_FIELDS of the row enqueue_many writes for ``JobSpec(TASK)`` (JSON as text), read
+    back from one such row; the table is left empty."""
+    from django_headgate.models import Job
+
+    load_backlog(1)
+    values = dict(zip(TEMPLATE_FIELDS, Job.objects.values_list(*TEMPLATE_FIELDS).get()))
+    clear_jobs()
+    return {key: json.dumps(value) if key in ("args", "kwargs", "tags") else value for key, value in values.items()}
+
+
+def copy_same_rows(connection, count, template):
+    """One transaction: COPY ``count`` rows as enqueue_many writes them, stamped with the
+    transaction's now(), then the NOTIFY enqueue_many sends."""
+    t = template
+    with connection.transaction():
+        now = connection.execute("SELECT now()").fetchone()[0]
+        with connection.cursor().copy(SQL_COPY_SAME) as copy:
+            for _ in range(count):
+                copy.write_row((uuid.uuid4(), t["queue"], t["task"], t["args"], t["kwargs"], t["priority"],
+                                "available", now, 0, t["max_attempts"], 0, None, t["fingerprint"], "[]", t["tags"],
+                                t["retention_class"], now, None))
+        connection.execute("SELECT pg_notify('headgate_jobs', '')")
+
+
+def measure_copy_same(database_url, count, repetitions):
+    """The floor under the bulk figure on PostgreSQL: raw psycopg, same rows, same table, timed
+    the same way (median of ``repetitions``, the table emptied before each); leaves it empty."""
+    import psycopg
+
+    template = job_template()
+    runs = []
+    with psycopg.connect(database_url, autocommit=True) as connection:
+        for _ in range(repetitions):
+            clear_jobs()
+            runs.append(timed(copy_same_rows, connection, count, template)[1])
+    assert count_jobs() == count
+    clear_jobs()
+    best = sorted(runs)[len(runs) // 2]
+    return {"jobs": count, "seconds_each": runs, "jobs_per_s": rate(count, best)}
+
+
+def insert_history(rows):
+    """``rows`` succeeded jobs of the past day, written by one server-side INSERT ... SELECT."""
+    from django.db import connection
+
+    template = {**job_template(), "task": HISTORY_TASK}
+    with connection.cursor() as cursor:
+        cursor.execute(SQL_HISTORY[connection.vendor].format(rows=int(rows)), [template[f] for f in TEMPLATE_FIELDS])
+
+
+def measure_backlog(rows, count, concurrency, env):
+    """``count`` ready jobs behind ``rows`` finished ones, drained as in measure_drain."""
+    _, seconds = timed(insert_history, rows)
+    analyze_jobs()
+    enqueue_ready(count)
+    analyze_jobs()
+    drain = measure_drain(count, concurrency, env)
+    return {**drain, "finished_rows": rows, "finished_insert_seconds": seconds}
 
 
 def worker_cmd(*args):
@@ -114,12 +225,13 @@ def worker_cmd(*args):
 
 
 def drain_window():
-    """(first start, last finish, succeeded count) of the jobs, by the store clock."""
+    """(first start, last finish, succeeded count) of the jobs of TASK (not the finished history
+    of the backlog case), by the store clock."""
     from django.db.models import Count, Max, Min, Q
 
     from django_headgate.models import Job
 
-    return Job.objects.aggregate(first=Min("started_at"), last=Max("finished_at"),
+    return Job.objects.filter(task=TASK).aggregate(first=Min("started_at"), last=Max("finished_at"),
                                  succeeded=Count("id", filter=Q(state="succeeded")))
 
 
@@ -209,6 +321,9 @@ def main():
     parser.add_argument("--spacing", type=float, default=0.02)
     parser.add_argument("--two-processes", action="store_true",
                         help="Also drain the backlog with two worker processes at once.")
+    parser.add_argument("--backlog-rows", type=int, default=0,
+                        help="Also drain --backlog-drain jobs behind this many succeeded rows (0: skip).")
+    parser.add_argument("--backlog-drain", type=int, default=200000)
     args = parser.parse_args()
 
     setup_django(args.database_url)
@@ -222,7 +337,10 @@ def main():
     result["single_enqueue"] = measure_single(args.single)
     log(f"headgate/{connection.vendor}: enqueue_many x{args.bulk} ({args.bulk_repetitions} calls)")
     result["bulk_enqueue"] = measure_bulk(args.bulk, args.bulk_repetitions)
-    if args.drain != args.bulk:
+    if connection.vendor == "postgresql":
+        log(f"headgate/postgresql: raw COPY of the same rows into headgate_job x{args.bulk}")
+        result["bulk_copy_same"] = measure_copy_same(args.database_url, args.bulk, args.bulk_repetitions)
+    if args.drain != args.bulk or "bulk_copy_same" in result:
         load_backlog(args.drain)
     log(f"headgate/{connection.vendor}: drain {args.drain} jobs (backlog not analyzed), one worker, "
         f"concurrency {args.concurrency}")
@@ -238,6 +356,10 @@ def main():
         result["drain_two"] = measure_drain_two(args.drain, args.concurrency, env)
     log(f"headgate/{connection.vendor}: latency, {args.latency_samples} samples {args.spacing * 1000:.0f} ms apart")
     result["latency"] = measure_latency(args.latency_samples, args.spacing, args.concurrency, env)
+    if args.backlog_rows:
+        log(f"headgate/{connection.vendor}: drain {args.backlog_drain} jobs behind {args.backlog_rows} "
+            "succeeded rows (after ANALYZE)")
+        result["drain_backlog"] = measure_backlog(args.backlog_rows, args.backlog_drain, args.concurrency, env)
     clear_jobs()
     emit(result, args.out)
 
