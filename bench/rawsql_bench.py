@@ -12,17 +12,40 @@ same claim index), one process, one connection in autocommit, its own fresh data
 - drain, claim 1: ``UPDATE ... WHERE id = (SELECT ... FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING``
   then a fenced ``UPDATE`` acknowledging that job: two statements per job;
 - drain, claim 50: the same with ``LIMIT 50`` and one fenced ``UPDATE ... FROM unnest(...)``
-  acknowledging the 50: two statements per 50 jobs.
-Each drain also reports the claim statements alone (``claim_only_jobs_per_s``). No task runs.
+  acknowledging the 50: two statements per 50 jobs; then the same analysed backlog drained by two
+  such loops in two processes started together (``drain_claim_50_two``, with ``two_vs_one``: its
+  rate over the one-process rate just measured);
+- two-column COPY (``bulk_copy2``): the same COPY transaction into a table of only
+  ``(id uuid PRIMARY KEY, payload jsonb)``, the least a queue's bulk insert can write;
+- LISTEN/NOTIFY latency (``latency_listen``): a listener process claims one job (``started_at =
+  clock_timestamp()``) and acknowledges it on each notification, while this process inserts one
+  job + NOTIFY per transaction, ``--spacing`` apart; latency = started_at - created_at.
+Each one-process drain also reports the claim statements alone (``claim_only_jobs_per_s``). No
+task runs.
 """
 
 import argparse
+import multiprocessing
 import os
+import time
 import uuid
 
 import psycopg
 
-from bench.common import emit, log, measure_raw_drain, rate, timed
+from bench.common import (
+    DRAIN_TIMEOUT_S,
+    LATENCY_SETTLE_TIMEOUT_S,
+    READY_TIMEOUT_S,
+    STOP_TIMEOUT_S,
+    emit,
+    latency_summary,
+    log,
+    measure_raw_drain,
+    paced,
+    rate,
+    timed,
+    wait_until,
+)
 
 # A table shaped like headgate_job, with its claim index.
 SQL_CREATE = """
@@ -39,6 +62,8 @@ CREATE TABLE raw_job (
 );
 CREATE INDEX raw_job_claim_any_idx ON raw_job (state, priority DESC, run_at);
 CREATE INDEX raw_job_expires_idx ON raw_job (expires_at);
+DROP TABLE IF EXISTS raw_copy2;
+CREATE TABLE raw_copy2 (id uuid PRIMARY KEY, payload jsonb NOT NULL);
 """
 ROW = ("(%s, 'default', 'bench.tasks.noop', '[]', '{}', 0, 'available', now(), 0, 3, NULL, NULL, 0, "
        "NULL, %s, NULL, NULL, NULL, '[]', '[]', 'standard_30d', now(), NULL, NULL, NULL)")
@@ -52,17 +77,22 @@ SQL_INSERT_NOTIFY = (
 COPY_COLUMNS = ("id, queue, task, args, kwargs, priority, state, run_at, attempts, max_attempts, fence, "
                 "unique_key, fingerprint, errors, tags, retention_class, created_at")
 SQL_COPY = f"COPY raw_job ({COPY_COLUMNS}) FROM STDIN"
+SQL_COPY2 = "COPY raw_copy2 (id, payload) FROM STDIN"
+PAYLOAD = '{"task": "bench.tasks.noop", "args": [], "kwargs": {}}'
 FINGERPRINT = "0" * 64
 INSERT_BATCH_ROWS = 1000
 
 # Claim up to N ready jobs, skipping rows other workers hold; lease them and bump the fence.
-SQL_CLAIM_ONE = """
+CLAIM_ONE = """
 UPDATE raw_job SET state = 'running', attempts = attempts + 1, fence = fence + 1,
-    lease_owner = 'raw', lease_expires_at = now() + interval '30 seconds', started_at = now()
+    lease_owner = 'raw', lease_expires_at = now() + interval '30 seconds', started_at = {started}
 WHERE id = (SELECT id FROM raw_job WHERE state = 'available' AND run_at <= now()
             ORDER BY priority DESC, run_at LIMIT 1 FOR UPDATE SKIP LOCKED)
 RETURNING id, fence
 """
+SQL_CLAIM_ONE = CLAIM_ONE.format(started="now()")
+# The listener's claim: the real time of the start, not its statement's.
+SQL_CLAIM_ONE_CLOCK = CLAIM_ONE.format(started="clock_timestamp()")
 SQL_CLAIM_MANY = """
 UPDATE raw_job AS j SET state = 'running', attempts = j.attempts + 1, fence = j.fence + 1,
     lease_owner = 'raw', lease_expires_at = now() + interval '30 seconds', started_at = now()
@@ -124,13 +154,22 @@ def copy_many(connection, count):
         connection.execute("SELECT pg_notify('raw_jobs', '')")
 
 
-def measure_copy(connection, count, repetitions=3):
+def copy_payloads(connection, count):
+    """copy_many into the two-column table."""
+    with connection.transaction():
+        with connection.cursor().copy(SQL_COPY2) as copy:
+            for _ in range(count):
+                copy.write_row((uuid.uuid4(), PAYLOAD))
+        connection.execute("SELECT pg_notify('raw_jobs', '')")
+
+
+def measure_copy(connection, count, repetitions=3, copy=copy_many, table="raw_job"):
     """Median of ``repetitions`` COPYs (as Headgate's bulk figure), the table emptied before each."""
     runs = []
     for _ in range(repetitions):
-        connection.execute("TRUNCATE raw_job")
-        runs.append(timed(copy_many, connection, count)[1])
-    connection.execute("TRUNCATE raw_job")
+        connection.execute(f"TRUNCATE {table}")
+        runs.append(timed(copy, connection, count)[1])
+    connection.execute(f"TRUNCATE {table}")
     best = sorted(runs)[len(runs) // 2]
     return {"jobs": count, "seconds_each": runs, "jobs_per_s": rate(count, best)}
 
@@ -170,14 +209,104 @@ def measure_drain(connection, count, batch):
                              count, batch, "ANALYZE raw_job")
 
 
+def drain_process(dsn, batch, barrier, results):
+    """One process of the two-process drain: its own connection, the loop of drain() once the
+    parent releases the barrier; puts (jobs, perf_counter at its end: CLOCK_MONOTONIC, one clock
+    for every process)."""
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        barrier.wait(timeout=READY_TIMEOUT_S)
+        done, _ = drain(connection, batch, True)
+        results.put((done, time.perf_counter()))
+
+
+def measure_drain_two(connection, dsn, count, batch):
+    """The analysed backlog drained by two processes started together (connected first);
+    rate = jobs / (release of the barrier to the last process's end)."""
+    connection.execute("TRUNCATE raw_job")
+    insert_many(connection, count)
+    connection.execute("ANALYZE raw_job")
+    context = multiprocessing.get_context("spawn")
+    barrier, results = context.Barrier(3), context.Queue()
+    processes = [context.Process(target=drain_process, args=(dsn, batch, barrier, results)) for _ in range(2)]
+    for process in processes:
+        process.start()
+    try:
+        barrier.wait(timeout=READY_TIMEOUT_S)
+        started = time.perf_counter()
+        ends = [results.get(timeout=DRAIN_TIMEOUT_S) for _ in processes]
+    finally:
+        for process in processes:
+            process.join(STOP_TIMEOUT_S)
+    done = sum(jobs for jobs, _ in ends)
+    assert done == count, (done, count)
+    seconds = max(end for _, end in ends) - started
+    connection.execute("TRUNCATE raw_job")
+    return {"jobs": count, "claim_per_statement": batch, "processes": 2, "per_process": [jobs for jobs, _ in ends],
+            "seconds": seconds, "jobs_per_s": rate(done, seconds)}
+
+
+def listen_process(dsn, ready, stop):
+    """The LISTEN/NOTIFY floor's worker: on each notification, claim one job and acknowledge it."""
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        connection.execute("LISTEN raw_jobs")
+        ready.set()
+        while not stop.is_set():
+            # list(): the generator holds the connection until it ends.
+            for _ in list(connection.notifies(timeout=0.1, stop_after=1)):
+                row = connection.execute(SQL_CLAIM_ONE_CLOCK).fetchone()
+                if row:
+                    connection.execute(SQL_ACK_ONE, row)
+
+
+def enqueue_notify(connection, count, spacing):
+    """Insert ``count`` jobs one per transaction with their NOTIFY, ``spacing`` apart; their ids."""
+    ids = [uuid.uuid4() for _ in range(count)]
+    for index in paced(count, spacing):
+        connection.execute(SQL_INSERT_NOTIFY, [ids[index], FINGERPRINT]).fetchall()
+    return ids
+
+
+def started_count(connection, ids):
+    sql = "SELECT count(*) FROM raw_job WHERE id = ANY(%s) AND started_at IS NOT NULL"
+    return connection.execute(sql, [ids]).fetchone()[0]
+
+
+def measure_listen_latency(connection, dsn, samples, spacing):
+    """Latency = started_at - created_at of ``samples`` jobs, both written by the database, after
+    5 warm-up jobs (as Headgate's latency figure)."""
+    connection.execute("TRUNCATE raw_job")
+    context = multiprocessing.get_context("spawn")
+    ready, stop = context.Event(), context.Event()
+    listener = context.Process(target=listen_process, args=(dsn, ready, stop))
+    listener.start()
+    try:
+        if not ready.wait(READY_TIMEOUT_S):
+            raise TimeoutError("the listener did not start")
+        warmup = enqueue_notify(connection, 5, spacing)
+        wait_until(lambda: started_count(connection, warmup) == 5, READY_TIMEOUT_S, what="warm-up jobs")
+        ids = enqueue_notify(connection, samples, spacing)
+        wait_until(lambda: started_count(connection, ids) == samples, LATENCY_SETTLE_TIMEOUT_S,
+                   what="latency jobs to start")
+    finally:
+        stop.set()
+        listener.join(STOP_TIMEOUT_S)
+    rows = connection.execute("SELECT extract(epoch FROM started_at - created_at) FROM raw_job WHERE id = ANY(%s)",
+                              [ids]).fetchall()
+    connection.execute("TRUNCATE raw_job")
+    return latency_summary([float(seconds) for seconds, in rows])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True)
     parser.add_argument("--single", type=int, default=2000)
     parser.add_argument("--bulk", type=int, default=10000)
     parser.add_argument("--drain", type=int, default=10000)
+    parser.add_argument("--latency-samples", type=int, default=200)
+    parser.add_argument("--spacing", type=float, default=0.02)
     args = parser.parse_args()
-    with psycopg.connect(os.environ["RAWSQL_BENCH_DSN"], autocommit=True) as connection:
+    dsn = os.environ["RAWSQL_BENCH_DSN"]
+    with psycopg.connect(dsn, autocommit=True) as connection:
         connection.execute(SQL_CREATE)
         result = {"system": "raw-sql", "vendor": "postgresql", "psycopg": psycopg.__version__}
         log(f"raw SQL: single insert (and insert + NOTIFY) x{args.single}, bulk insert and COPY x{args.bulk}")
@@ -185,9 +314,15 @@ def main():
         result["single_enqueue_notify"] = measure_single_notify(connection, args.single)
         result["bulk_enqueue"] = measure_bulk(connection, args.bulk)
         result["bulk_copy"] = measure_copy(connection, args.bulk)
-        log(f"raw SQL: drain {args.drain} jobs claiming 1 per statement, then 50 per statement")
+        result["bulk_copy2"] = measure_copy(connection, args.bulk, copy=copy_payloads, table="raw_copy2")
+        log(f"raw SQL: drain {args.drain} jobs claiming 1 per statement, then 50 per statement (1 and 2 processes)")
         result["drain_claim_1"] = measure_drain(connection, args.drain, 1)
         result["drain_claim_50"] = measure_drain(connection, args.drain, 50)
+        two = measure_drain_two(connection, dsn, args.drain, 50)
+        two["two_vs_one"] = two["jobs_per_s"] / result["drain_claim_50"]["jobs_per_s"]
+        result["drain_claim_50_two"] = two
+        log(f"raw SQL: LISTEN/NOTIFY latency, {args.latency_samples} samples {args.spacing * 1000:.0f} ms apart")
+        result["latency_listen"] = measure_listen_latency(connection, dsn, args.latency_samples, args.spacing)
     emit(result, args.out)
 
 
