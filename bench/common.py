@@ -52,13 +52,14 @@ def rate(count, seconds):
     return count / seconds if seconds > 0 else None
 
 
-def measure_raw_drain(execute, fill, drain, count, batch, analyze_sql):
+def measure_raw_drain(execute, fill, drain, count, batch, analyze_sql, empty_sql="TRUNCATE raw_job"):
     """A raw-SQL floor's drain, with and without acknowledgements, on a table ``raw_job`` emptied
-    and refilled (``fill(count)``) before each and analyzed (``analyze_sql``); ``drain(batch,
-    acknowledge)`` returns (jobs done, seconds). The vendors differ in their statements only."""
+    (``empty_sql``) and refilled (``fill(count)``) before each and analyzed (``analyze_sql``);
+    ``drain(batch, acknowledge)`` returns (jobs done, seconds). The vendors differ in their
+    statements only."""
     result = {"jobs": count, "claim_per_statement": batch}
     for acknowledge, key in ((True, "jobs_per_s"), (False, "claim_only_jobs_per_s")):
-        execute("TRUNCATE raw_job")
+        execute(empty_sql)
         fill(count)
         execute(analyze_sql)
         done, seconds = drain(batch, acknowledge)
@@ -66,7 +67,7 @@ def measure_raw_drain(execute, fill, drain, count, batch, analyze_sql):
         result[key] = rate(done, seconds)
         if acknowledge:
             result["seconds"] = seconds
-    execute("TRUNCATE raw_job")
+    execute(empty_sql)
     return result
 
 
