@@ -50,6 +50,22 @@ V2_TARGETS = (
     ("headgate-mysql", "latency_p50", "<=", 25.0, "v2: MariaDB latency p50 <= 25 ms"),
     ("headgate-sqlite", "latency_p50", "<=", 25.0, "v2: SQLite latency p50 <= 25 ms"),
 )
+# Targets of issue 25 (performance v3): (system, metric, peer, peer metric, comparison, value,
+# label). The value is system's metric over peer's metric in each round (latency too: Headgate's
+# p50 over the floor's), then the median of the rounds.
+V3_TARGETS = (
+    ("headgate", "drain", "raw-sql-50", "drain", ">=", 0.55, "v3: drain >= 0.55x the raw claim-50 floor"),
+    ("headgate", "drain_backlog", "headgate", "drain", ">=", 0.9,
+     "v3: drain behind a finished backlog >= 0.9x the plain drain"),
+    ("headgate", "two_vs_one", "raw-sql-50", "two_vs_one", ">=", 0.95,
+     "v3: two processes >= 0.95x the raw claim-50 floor's own two-process ratio"),
+    ("headgate", "single", "raw-sql-notify", "single", ">=", 0.85, "v3: single enqueue >= 0.85x raw INSERT + NOTIFY"),
+    ("headgate", "bulk", "raw-sql-copy-same", "bulk", ">=", 0.85, "v3: enqueue_many >= 0.85x the same-row COPY"),
+    ("headgate", "bulk", "raw-sql-copy2", "bulk", ">=", 0.35, "v3: enqueue_many >= 0.35x the two-column COPY"),
+    ("headgate", "latency_p50", "raw-sql-listen", "latency_p50", "<=", 1.3,
+     "v3: latency p50 <= 1.3x the LISTEN/NOTIFY floor's"),
+    ("headgate-mysql", "drain", "raw-sql-mysql-50", "drain", ">=", 0.5, "v3: MariaDB drain >= 0.5x its raw claim-50 floor"),
+)
 
 # Figures of the table: key, heading, format, whether higher is better (None: no ratio).
 METRICS = (
@@ -61,14 +77,17 @@ METRICS = (
     ("drain_cpu", "worker CPU ms/job", "{:,.2f}", None),
     ("drain_two", "drain jobs/s, 2 processes", "{:,.0f}", None),
     ("two_vs_one", "2 processes / 1", "{:,.2f}", None),
+    ("drain_backlog", "drain jobs/s, backlog", "{:,.0f}", None),
+    ("backlog_vs_plain", "backlog / plain drain", "{:,.2f}", None),
     ("drain_busy", "busy cores, drain", "{:,.1f}", None),
     ("drain_two_busy", "busy cores, 2 processes", "{:,.1f}", None),
     ("latency_p50", "latency p50 ms", "{:,.1f}", False),
     ("latency_p95", "latency p95 ms", "{:,.1f}", False),
 )
-PEERS = ("procrastinate", "django-tasks", "raw-sql-1", "raw-sql-50", "raw-sql-notify", "raw-sql-copy")
+PEERS = ("procrastinate", "django-tasks", "raw-sql-1", "raw-sql-50", "raw-sql-notify", "raw-sql-copy",
+         "raw-sql-copy-same", "raw-sql-copy2", "raw-sql-listen")
 # Same-round ratios besides Headgate on PostgreSQL against PEERS: (our system, its floor).
-OTHER_PAIRS = (("headgate-mysql", "raw-sql-mysql-50"),)
+OTHER_PAIRS = (("headgate-mysql", "raw-sql-mysql-50"), ("headgate-sqlite", "raw-sql-sqlite-50"))
 
 
 # -- databases --------------------------------------------------------------------------------
@@ -147,12 +166,16 @@ def size_args(opts, drain=None, bulk=True, latency=True):
 
 def measure_headgate(opts, vendor, server_url):
     system = "headgate" if vendor == "postgresql" else f"headgate-{vendor}"
+    backlog = ["--backlog-rows", str(opts.backlog_rows), "--backlog-drain", str(opts.backlog_drain)]
     with FreshDatabase(vendor, server_url, system) as url:
         raw = run_module(sys.executable, "bench.headgate_bench",
                          ["--database-url", url, "--concurrency", str(opts.concurrency), *size_args(opts),
-                          "--two-processes"],
+                          "--two-processes", *(backlog if opts.backlog_case else [])],
                          bench_env())
-    return {system: flatten(raw)}
+    found = {system: flatten(raw)}
+    if raw.get("bulk_copy_same"):  # PostgreSQL: measured in Headgate's process, on its table
+        found["raw-sql-copy-same"] = {"bulk": raw["bulk_copy_same"]["jobs_per_s"]}
+    return found
 
 
 def measure_peers(opts):
@@ -168,20 +191,37 @@ def measure_peers(opts):
                          bench_env(DJTASKS_BENCH_DATABASE_URL=url))
         found["django-tasks"] = flatten(raw)
     with FreshDatabase("postgresql", opts.postgres_url, "raw") as url:
-        raw = run_module(opts.peers_python, "bench.rawsql_bench", size_args(opts, latency=False),
+        raw = run_module(opts.peers_python, "bench.rawsql_bench", size_args(opts),
                          bench_env(RAWSQL_BENCH_DSN=url))
-        found["raw-sql-1"] = {"single": raw["single_enqueue"]["jobs_per_s"],
-                              "drain": raw["drain_claim_1"]["jobs_per_s"], "raw": raw}
-        found["raw-sql-50"] = {"bulk": raw["bulk_enqueue"]["jobs_per_s"],
-                               "drain": raw["drain_claim_50"]["jobs_per_s"]}
-        found["raw-sql-notify"] = {"single": raw["single_enqueue_notify"]["jobs_per_s"]}
-        found["raw-sql-copy"] = {"bulk": raw["bulk_copy"]["jobs_per_s"]}
+        found.update(rawsql_figures(raw))
     if "mysql" in opts.vendors:
         with FreshDatabase("mysql", opts.mysql_url, "raw_mysql") as url:
             raw = run_module(sys.executable, "bench.rawsql_mysql_bench",
                              ["--database-url", url, "--drain", str(opts.drain)], bench_env())
         found["raw-sql-mysql-50"] = {"drain": raw["drain_claim_50"]["jobs_per_s"], "raw": raw}
+    if "sqlite" in opts.vendors:
+        with FreshDatabase("sqlite", None, "raw_sqlite") as url:
+            raw = run_module(sys.executable, "bench.rawsql_sqlite_bench",
+                             ["--database-path", url.removeprefix("sqlite:///"), "--drain", str(opts.drain)],
+                             bench_env())
+        found["raw-sql-sqlite-50"] = {"drain": raw["drain_claim_50"]["jobs_per_s"], "raw": raw}
     return found
+
+
+def rawsql_figures(raw):
+    """The rows of bench/rawsql_bench.py's figures: one per floor."""
+    two = raw["drain_claim_50_two"]
+    return {
+        "raw-sql-1": {"single": raw["single_enqueue"]["jobs_per_s"], "drain": raw["drain_claim_1"]["jobs_per_s"],
+                      "raw": raw},
+        "raw-sql-50": {"bulk": raw["bulk_enqueue"]["jobs_per_s"], "drain": raw["drain_claim_50"]["jobs_per_s"],
+                       "drain_two": two["jobs_per_s"], "two_vs_one": two["two_vs_one"]},
+        "raw-sql-notify": {"single": raw["single_enqueue_notify"]["jobs_per_s"]},
+        "raw-sql-copy": {"bulk": raw["bulk_copy"]["jobs_per_s"]},
+        "raw-sql-copy2": {"bulk": raw["bulk_copy2"]["jobs_per_s"]},
+        "raw-sql-listen": {"latency_p50": raw["latency_listen"]["median_ms"],
+                           "latency_p95": raw["latency_listen"]["p95_ms"]},
+    }
 
 
 def flatten(raw):
@@ -200,9 +240,12 @@ def flatten(raw):
     # process keeps every core busy, a second cannot add throughput.
     figures["drain_busy"] = raw["drain"].get("machine_busy_cores")
     figures["drain_two_busy"] = raw["drain_two"].get("machine_busy_cores") if raw.get("drain_two") else None
+    figures["drain_backlog"] = raw["drain_backlog"]["jobs_per_s"] if raw.get("drain_backlog") else None
+    figures["backlog_vs_plain"] = (figures["drain_backlog"] / figures["drain"]
+                                   if figures["drain_backlog"] and figures["drain"] else None)
     figures["latency_p50"] = raw["latency"]["median_ms"]
     figures["latency_p95"] = raw["latency"]["p95_ms"]
-    for drain in (raw["drain"], raw.get("drain_cold"), raw.get("drain_two")):
+    for drain in (raw["drain"], raw.get("drain_cold"), raw.get("drain_two"), raw.get("drain_backlog")):
         if drain and drain["succeeded"] != drain["jobs"]:
             raise RuntimeError(f"{raw['system']}: only {drain['succeeded']} of {drain['jobs']} jobs succeeded")
     return figures
@@ -240,7 +283,17 @@ def summarise(rounds):
     return summary, ratios
 
 
-def check_targets(summary, ratios):
+def round_quotients(rounds, system, metric, peer, peer_metric):
+    """system's metric over peer's in each round where both were measured: their spread."""
+    values = []
+    for found in rounds:
+        ours, theirs = found.get(system, {}).get(metric), found.get(peer, {}).get(peer_metric)
+        if ours and theirs:
+            values.append(ours / theirs)
+    return spread(values)
+
+
+def check_targets(summary, ratios, rounds):
     checked = []
     ours = summary.get("headgate")
     for key, comparison, target, label in TARGETS if ours else ():
@@ -258,6 +311,12 @@ def check_targets(summary, ratios):
         value = stats["median"]
         met = value >= target if comparison == ">=" else value <= target
         checked.append({"target": label, "metric": str(key), "value": value, "met": met})
+    for system, metric, peer, peer_metric, comparison, target, label in V3_TARGETS:
+        stats = round_quotients(rounds, system, metric, peer, peer_metric)
+        value = stats["median"] if stats else None
+        met = None if value is None else (value >= target if comparison == ">=" else value <= target)
+        checked.append({"target": label, "metric": f"{system} {metric} / {peer} {peer_metric}", "value": value,
+                        "met": met})
     return checked
 
 
@@ -282,9 +341,10 @@ def render(summary, ratios, targets, rounds):
         rows = [[peer] + [cell(values[key], "{:.2f}x") for key, _ in ratio_metrics] for peer, values in ratios.items()]
         lines += table(["peer"] + [heading for _, heading in ratio_metrics], rows)
     if targets:
-        lines += ["", "Design targets (issue 2: Headgate on PostgreSQL; v2: issue 9), medians"]
-        rows = [[t["target"], "n/a" if t["value"] is None else f"{t['value']:,.2f}", "met" if t["met"] else "MISSED"]
-                for t in targets]
+        lines += ["", "Design targets (issue 2: Headgate on PostgreSQL; v2: issue 9; v3: issue 25, same-round "
+                  "quotients), medians"]
+        rows = [[t["target"], "n/a" if t["value"] is None else f"{t['value']:,.2f}",
+                 "not measured" if t["met"] is None else "met" if t["met"] else "MISSED"] for t in targets]
         lines += table(["target", "measured", ""], rows)
     return "\n".join(lines)
 
@@ -325,6 +385,10 @@ def parse_args():
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--latency-samples", type=int, default=200)
     parser.add_argument("--spacing", type=float, default=0.02, help="Seconds between latency samples.")
+    parser.add_argument("--backlog-case", action="store_true",
+                        help="Also drain --backlog-drain jobs behind --backlog-rows succeeded ones (every vendor).")
+    parser.add_argument("--backlog-rows", type=int, default=1000000)
+    parser.add_argument("--backlog-drain", type=int, default=200000)
     opts = parser.parse_args()
     opts.vendors = [v.strip() for v in opts.vendors.split(",") if v.strip()]
     unknown = set(opts.vendors) - {"postgresql", "mysql", "sqlite"}
@@ -349,7 +413,7 @@ def main():
         rounds.append(found)
     facts["loadavg_end"] = os.getloadavg()
     summary, ratios = summarise(rounds)
-    targets = check_targets(summary, ratios)
+    targets = check_targets(summary, ratios, rounds)
     report = render(summary, ratios, targets, opts.rounds)
     report += "\n\nLoad average: {} at the start, {} at the end".format(
         " / ".join(f"{v:.2f}" for v in facts["loadavg_start"]), " / ".join(f"{v:.2f}" for v in facts["loadavg_end"]))
