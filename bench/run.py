@@ -64,7 +64,8 @@ V3_TARGETS = (
     ("headgate", "bulk", "raw-sql-copy2", "bulk", ">=", 0.35, "v3: enqueue_many >= 0.35x the two-column COPY"),
     ("headgate", "latency_p50", "raw-sql-listen", "latency_p50", "<=", 1.3,
      "v3: latency p50 <= 1.3x the LISTEN/NOTIFY floor's"),
-    ("headgate-mysql", "drain", "raw-sql-mysql-50", "drain", ">=", 0.5, "v3: MariaDB drain >= 0.5x its raw claim-50 floor"),
+    ("headgate-mysql", "drain", "raw-sql-mysql-50", "drain", ">=", 0.5,
+     "v3: MariaDB drain >= 0.5x its raw claim-50 floor"),
 )
 
 # Figures of the table: key, heading, format, whether higher is better (None: no ratio).
