@@ -79,8 +79,9 @@ def main():
     def worker(queue, shape):
         args_json, kwargs_json = rows[queue][shape]
         if queue == "plain":
-            return lambda: (opened_arguments(args_json, kwargs_json), Outcome(None, result_json=result_json))
-        return lambda: (opened_arguments(args_json, kwargs_json), seal_outcome(Outcome(None, result_json=result_json)))
+            return lambda: (opened_arguments(args_json, kwargs_json, False), Outcome(None, result_json=result_json))
+        return lambda: (opened_arguments(args_json, kwargs_json, True),
+                        seal_outcome(Outcome(None, result_json=result_json)))
 
     steps = [("build", lambda queue: build(queue), 1),
              ("worker, jsonb row", lambda queue: worker(queue, "decoded"), 1),

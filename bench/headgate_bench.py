@@ -225,13 +225,13 @@ def worker_cmd(*args):
 
 
 def drain_window():
-    """(first start, last finish, succeeded count) of the jobs of TASK (not the finished history
-    of the backlog case), by the store clock."""
+    """(first start, last finish, succeeded count) of the jobs drained (not the finished history
+    of the backlog case, HISTORY_TASK), by the store clock."""
     from django.db.models import Count, Max, Min, Q
 
     from django_headgate.models import Job
 
-    return Job.objects.filter(task=TASK).aggregate(first=Min("started_at"), last=Max("finished_at"),
+    return Job.objects.exclude(task=HISTORY_TASK).aggregate(first=Min("started_at"), last=Max("finished_at"),
                                  succeeded=Count("id", filter=Q(state="succeeded")))
 
 

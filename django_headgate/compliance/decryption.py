@@ -9,21 +9,29 @@ KEYS, ciphertext altered) or PayloadShredded (an archive month's data key was de
 import base64
 import binascii
 import json
+import re
 
 from ..exceptions import EncryptionUnavailable, PayloadShredded
 from ..values.payload import load_json
 from .encryption import ARCHIVE_KEY_PREFIX, MARKER, SETTING, InvalidTag, is_envelope, keyring
 
-
+# An envelope's JSON text exactly as encryption.py writes it (key, nonce, ciphertext): a worker
+# reads its parts off the text instead of running the JSON decoder over it. Any other spelling
+# of an envelope (re-serialised by the database, older rows) goes through the decoder.
+_WRITTEN_ENVELOPE = re.compile(
+    r'\{"' + re.escape(MARKER) + r'":\d+,"key":"([^"\\]+)","nonce":"([A-Za-z0-9+/]{16})","ct":"([A-Za-z0-9+/=]+)"\}')
 
 
 def open_envelope(envelope):
     """The plaintext bytes of an envelope. Raises EncryptionUnavailable (key unknown, or the
     ciphertext does not authenticate) and PayloadShredded (its archive month key is destroyed)."""
-    name = envelope.get("key")
+    return _opened(envelope.get("key"), envelope.get("nonce"), envelope.get("ct"))
+
+
+def _opened(name, nonce_text, ct_text):
     try:
-        nonce, ct = _nonce_and_ciphertext(envelope["nonce"], envelope["ct"])
-    except (KeyError, TypeError, binascii.Error, ValueError):
+        nonce, ct = _nonce_and_ciphertext(nonce_text, ct_text)
+    except (TypeError, binascii.Error, ValueError):
         raise EncryptionUnavailable("A stored envelope is damaged.") from None
     if isinstance(name, str) and name.startswith(ARCHIVE_KEY_PREFIX):
         from .archive_keys import month_cipher  # noqa: PLC0415 - same package, a lazy lookup
@@ -59,8 +67,18 @@ def opened_arguments(args_json, kwargs_json, sealed):
     """``(args, kwargs)`` of a claimed job's stored JSON, decoded once each. Only a sealed job
     (its stored arguments are an envelope: encryption.is_sealed_json) has envelopes to decrypt;
     a plain job's JSON is its arguments, with nothing to look for."""
-    args, kwargs = decoded_json(args_json), decoded_json(kwargs_json)
-    return (open_value(args), open_value(kwargs)) if sealed else (args, kwargs)
+    if sealed:
+        return _opened_stored(args_json), _opened_stored(kwargs_json)
+    return decoded_json(args_json), decoded_json(kwargs_json)
+
+
+def _opened_stored(value):
+    """:func:`opened_json` of a stored value, an envelope's text in its written form read
+    without the JSON decoder."""
+    written = _WRITTEN_ENVELOPE.fullmatch(value) if isinstance(value, str) else None
+    if written is None:
+        return opened_json(value)
+    return load_json(_opened(*written.groups()).decode("utf-8"))
 
 
 def decoded_json(text):

@@ -8,7 +8,8 @@ An encrypted value is an *envelope* naming its key, so a reader knows what to do
 rows stay readable as before: ``{"$headgate_enc": 1, "key": name, "nonce": b64, "ct": b64}``,
 stored as the JSON of a JSON column (args, kwargs, result, progress) or as its JSON text in a
 text (output lines, an error entry's message and traceback). ``ct`` is the AES-GCM ciphertext
-and tag of the value's JSON text (texts: of the text itself), under a fresh 96-bit nonce.
+and tag of the value's JSON text (texts: of the text itself), under a fresh 96-bit nonce. Empty
+keyword arguments (``{}``) are stored as they are: there is nothing in them to hide.
 
 Idempotency fingerprints of encrypted jobs are keyed BLAKE2b of the plaintext (the key derived
 from the ACTIVE key), so equal payloads still match without the fingerprint revealing them.
@@ -42,6 +43,8 @@ except ImportError:  # pragma: no cover - the system check and EncryptionUnavail
 
 MARKER = "$headgate_enc"
 VERSION = 1
+#: The stored keyword arguments of a job called without any, left as they are in an encrypted job.
+NO_KWARGS = "{}"
 NONCE_BYTES = 12
 KEY_BYTES = 32
 KEY_NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
@@ -245,13 +248,16 @@ def sealed_text(text, name=None, key=None):
 def stored_payload(task, queue, args_json, kwargs_json, plain_fingerprint):
     """``(args JSON, kwargs JSON, fingerprint)`` to store for a new job: the plaintext and
     ``plain_fingerprint(task, args, kwargs)`` unless the job is encrypted (:func:`encrypts`),
-    else both envelopes and the keyed fingerprint of the plaintext."""
+    else the envelopes and the keyed fingerprint of the plaintext. The arguments are always
+    sealed (they mark the job as encrypted: :func:`is_sealed_json`); keyword arguments only when
+    there are some: ``{}`` holds nothing to hide, and sealing it cost an encryption at enqueue
+    and a decryption per attempt."""
     if not encrypts(task, queue):
         return args_json, kwargs_json, plain_fingerprint(task, args_json, kwargs_json)
     ring = keyring()
     cipher = ring.cipher(ring.active)
     return (_sealed(args_json.encode("utf-8"), ring.active, cipher),
-            _sealed(kwargs_json.encode("utf-8"), ring.active, cipher),
+            kwargs_json if kwargs_json == NO_KWARGS else _sealed(kwargs_json.encode("utf-8"), ring.active, cipher),
             keyed_fingerprint(task, args_json, kwargs_json, ring))
 
 

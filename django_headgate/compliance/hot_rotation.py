@@ -16,7 +16,7 @@ from ..exceptions import EncryptionUnavailable
 from ..store import get_store
 from .decryption import open_envelope
 from .encryption import (
-    ARCHIVE_KEY_PREFIX, MARKER, dump_envelope, is_envelope, keyed_fingerprint, keyring, seal_bytes,
+    ARCHIVE_KEY_PREFIX, MARKER, NO_KWARGS, dump_envelope, is_envelope, keyed_fingerprint, keyring, seal_bytes,
 )
 
 BATCH_SIZE = 500
@@ -78,7 +78,8 @@ def _rotated(row, active):
             and new_errors == (errors or []):
         return None
     fingerprint = None
-    if is_envelope(args) and is_envelope(kwargs):
-        fingerprint = keyed_fingerprint(task, open_envelope(args).decode(), open_envelope(kwargs).decode())
+    if is_envelope(args) and (is_envelope(kwargs) or kwargs == {}):
+        kwargs_json = open_envelope(kwargs).decode() if kwargs else NO_KWARGS
+        fingerprint = keyed_fingerprint(task, open_envelope(args).decode(), kwargs_json)
     new_output = "\n".join(new_lines) if isinstance(output, str) else output
     return (job_id, state, attempts, task, *values, new_output, new_errors, fingerprint)

@@ -1,5 +1,7 @@
 """Payload encryption at rest (DESIGN §18): what is stored, what readers see, the checks."""
 
+import json
+
 import pytest
 from django.conf import settings as django_settings
 from django.core.management import call_command
@@ -7,9 +9,11 @@ from django.db import connection
 
 import django_headgate as headgate
 from django_headgate.checks import check_encryption
-from django_headgate.compliance.decryption import open_job
+from django_headgate.compliance.decryption import open_job, opened_arguments
+from django_headgate.compliance.encryption import stored_payload
 from django_headgate.exceptions import EncryptionUnavailable, IdempotencyConflict
 from django_headgate.models import Job
+from django_headgate.values.job_options import fingerprint
 from tests.support.encryption import ENCRYPTED_QUEUE, KEY_B, encryption_settings, raw_rows
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -35,7 +39,11 @@ def test_an_encrypted_queues_rows_hold_no_plaintext_and_read_back_decrypted(encr
     assert [headgate.get_job(job_id).args for job_id in many] == [[MARKER]] * 3
     assert headgate.get_job(plain.id).args == ["visible-plain"]
     stored = Job.objects.get(id=job.id)
-    assert stored.args["key"] == "k1" and stored.kwargs["key"] == "k1"
+    assert stored.args["key"] == "k1" and stored.kwargs == {}  # no keyword arguments: nothing to seal
+    keyed = headgate.enqueue("tests.testapp.tasks.add", args=[MARKER], kwargs={"b": MARKER + "-kw"},
+                             queue=ENCRYPTED_QUEUE)
+    assert Job.objects.get(id=keyed.id).kwargs["key"] == "k1"
+    assert headgate.get_job(keyed.id).kwargs == {"b": MARKER + "-kw"}
 
 
 def test_a_task_registered_with_encrypt_true_is_encrypted_on_any_queue(encrypted):
@@ -80,6 +88,18 @@ def test_an_altered_ciphertext_does_not_decrypt(encrypted):
     stored.args = {**stored.args, "ct": other.args["ct"]}  # right key, nonce of another value
     with pytest.raises(EncryptionUnavailable, match="does not decrypt"):
         open_job(stored)
+
+
+def test_a_worker_reads_an_envelope_as_written_and_refuses_it_altered(encrypted):
+    args_json, kwargs_json, _ = stored_payload("tests.testapp.tasks.add", ENCRYPTED_QUEUE, f'["{MARKER}",1]',
+                                               '{"b":2}', fingerprint)
+    assert opened_arguments(args_json, kwargs_json, True) == ([MARKER, 1], {"b": 2})  # as written
+    rendered = [json.dumps(json.loads(text)) for text in (args_json, kwargs_json)]  # ", " and ": "
+    assert opened_arguments(*rendered, True) == ([MARKER, 1], {"b": 2})
+    at = args_json.index('"ct":"') + 6
+    altered = args_json[:at] + ("B" if args_json[at] == "A" else "A") + args_json[at + 1:]
+    with pytest.raises(EncryptionUnavailable, match="does not decrypt"):
+        opened_arguments(altered, kwargs_json, True)
 
 
 @pytest.mark.parametrize(("encryption", "fragment"), [
