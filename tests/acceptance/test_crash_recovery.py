@@ -41,9 +41,11 @@ def test_sigkilled_worker_job_finishes_on_attempt_two(spawn, run_manage, store):
     victim.send_signal(signal.SIGKILL)
     victim.wait(timeout=10)
 
-    # Before the lease expires the job stays leased to the dead worker.
+    # Before the lease expires the job stays leased to the dead worker (checked when the pass
+    # ended before the lease did: a loaded machine can take longer than the shortest lease).
     assert run_manage("headgate_maintain", "--once").returncode == 0
-    assert Job.objects.get(pk=job.id).state == "running"
+    if not lease_expired(store, job.id):
+        assert Job.objects.get(pk=job.id).state == "running"
 
     wait_for(lambda: lease_expired(store, job.id), timeout=30, message="the lease to expire")
     maintain = run_manage("headgate_maintain", "--once")
