@@ -11,8 +11,6 @@ from tests.testapp.models import RunInterval
 
 pytestmark = pytest.mark.acceptance
 
-START_LAG = 0.2  # seconds a start may trail its claim: a thread hand-off, far below a window
-
 
 def drain(spawn, vendor):
     workers = [spawn("headgate_worker", "--burst", "--concurrency", "8", "--worker-id", f"w{n}")
@@ -23,20 +21,24 @@ def drain(spawn, vendor):
 
 
 def assert_spread_at_ten_per_second(label):
-    runs = sorted(RunInterval.objects.filter(label=label).values_list("started_at", "ended_at"))
-    assert len(runs) == 50
-    span = runs[-1][1] - runs[0][0]
-    # Five windows open at least a second apart by the store's clock, so the fifth window's
-    # claims come at least 4 s after the first's. The spans are read off the tasks' own starts,
-    # which follow their claims by a thread hand-off: the first start can lag its claim by more
-    # than the last one does (a CI run saw 3.989 s), so allow that hand-off, not a window.
-    assert 4 - START_LAG <= span <= 7, span
+    ran = set(RunInterval.objects.filter(label=label).values_list("job_id", flat=True))
+    assert len(ran) == 50
+    # The limit governs claims, so the spread is read off the claims, by the store's clock
+    # (started_at, kept by the acknowledgement), not off the tasks' starts: under load a job
+    # thread can start its task a fraction of a second after the claim (a CI run saw the first
+    # start lag by more than the last did).
+    claims = sorted(started_at.timestamp() for started_at in
+                    Job.objects.filter(id__in=ran).values_list("started_at", flat=True))
+    span = claims[-1] - claims[0]
+    # Five windows open at least a second apart, so the fifth window's claims come at least 4 s
+    # after the first's.
+    assert 4 <= span <= 7, span
     # The limit counts claims per window, and a window opens at the first claim after the last
     # one closed (docs/flow-control.md): the end of one window and the start of the next can
     # fall within less than a second, so a span shorter than a window holds at most two
-    # windows' worth (a start follows its claim by milliseconds); never three.
-    for first, _ in runs:
-        assert sum(1 for start, _ in runs if first <= start < first + 0.9) <= 20
+    # windows' worth; never three.
+    for first in claims:
+        assert sum(1 for claim in claims if first <= claim < first + 0.9) <= 20
     assert set(Job.objects.values_list("state", "attempts")) == {("succeeded", 1)}
 
 
