@@ -1,10 +1,10 @@
-"""Drain A/B of two checkouts of the project on PostgreSQL: is a change slower than its base?
+"""Drain A/B of two checkouts of the project: is a change slower than its base?
 
     .venv/bin/python -m bench.drain_ab --a ../base-checkout --b . [--jobs 50000] [--pairs 10]
-        [--concurrency 4] [--postgres-url postgres://postgres@127.0.0.1:5432]
+        [--concurrency 4] [--vendor postgresql|mysql|sqlite] [--server-url URL]
 
-Each checkout drains in a database of its own (``hgbench_ab_a``/``_b``, created and migrated
-by its own code), the same backlog of no-op jobs each time, with one ``headgate_worker --burst``
+Each checkout drains in a database of its own (``hgbench_core_<pid>_ab_a``/``_b`` on the
+server, or a temporary SQLite file; created and migrated by its own code), the same backlog of no-op jobs each time, with one ``headgate_worker --burst``
 of that checkout (the core benchmark's drain after ANALYZE, ``bench/headgate_bench.py``). The
 sides alternate A B B A ..., so a machine whose speed drifts over minutes (a shared host) moves
 both sides of a pair alike; the figure to read is the median of the per-pair ratios B/A, not the
@@ -19,6 +19,12 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
+
+from bench.run import FreshDatabase
+
+#: The local servers (user, no password), as bench/run defaults to them.
+SERVERS = {"postgresql": "postgres://postgres@127.0.0.1:5432", "mysql": "mysql://root@127.0.0.1:3306",
+           "sqlite": ""}
 
 #: Run in a checkout (its directory first on sys.path): one drain, its figures as JSON.
 SAMPLE = """
@@ -47,21 +53,6 @@ def sample(checkout, url, jobs, concurrency):
     return result
 
 
-def create_database(base_url, name):
-    import psycopg
-
-    with psycopg.connect(f"{base_url}/postgres", autocommit=True) as admin:
-        admin.execute(f"DROP DATABASE IF EXISTS {name}")
-        admin.execute(f"CREATE DATABASE {name}")
-
-
-def drop_database(base_url, name):
-    import psycopg
-
-    with psycopg.connect(f"{base_url}/postgres", autocommit=True) as admin:
-        admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--a", required=True, type=Path, help="The base checkout.")
@@ -69,28 +60,30 @@ def main():
     parser.add_argument("--jobs", type=int, default=50000)
     parser.add_argument("--pairs", type=int, default=10)
     parser.add_argument("--concurrency", type=int, default=4)
-    parser.add_argument("--postgres-url", default="postgres://postgres@127.0.0.1:5432")
+    parser.add_argument("--vendor", choices=sorted(SERVERS), default="postgresql")
+    parser.add_argument("--server-url", help="The server (default: the local one of --vendor).")
+    parser.add_argument("--postgres-url", help="Same as --server-url with --vendor postgresql.")
     args = parser.parse_args()
 
     sides = {"A": args.a.resolve(), "B": args.b.resolve()}
+    server_url = args.server_url or args.postgres_url or SERVERS[args.vendor]
+    databases = {side: FreshDatabase(args.vendor, server_url, f"ab_{side.lower()}") for side in sides}
     urls = {}
-    for side in sides:
-        name = f"hgbench_ab_{side.lower()}_{os.getpid()}"
-        create_database(args.postgres_url, name)
-        urls[side] = (name, f"{args.postgres_url}/{name}")
     figures = {"A": [], "B": []}
     try:
+        for side, database in databases.items():
+            urls[side] = database.__enter__()
         for pair in range(args.pairs):
             for side in ("AB" if pair % 2 == 0 else "BA"):
-                result = sample(sides[side], urls[side][1], args.jobs, args.concurrency)
+                result = sample(sides[side], urls[side], args.jobs, args.concurrency)
                 result["load"] = os.getloadavg()[0]
                 figures[side].append(result)
                 print(f"pair {pair + 1:>2} {side}: {result['jobs_per_s']:>8,.0f} jobs/s  worker CPU "
                       f"{result['worker_cpu_ms_per_job']:.4f} ms/job  machine CPU "
                       f"{result['machine_cpu_ms_per_job']:.4f} ms/job  load {result['load']:.2f}", flush=True)
     finally:
-        for name, _ in urls.values():
-            drop_database(args.postgres_url, name)
+        for side in urls:
+            databases[side].__exit__(None, None, None)
     print(f"A = {sides['A']}\nB = {sides['B']}")
     for key, label, better in (("jobs_per_s", "drain jobs/s", "higher"),
                                ("worker_cpu_ms_per_job", "worker CPU ms/job", "lower"),
