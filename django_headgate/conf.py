@@ -168,7 +168,7 @@ FIELDS = (
     # The worker's claim loop (DESIGN §8a).
     Field(("WORKER", "BUFFER_PER_THREAD"), 4, "int", 1, 64,
           "Jobs a worker holds claimed per thread, at least (buffer = this x --concurrency)."),
-    Field(("WORKER", "BUFFER_MAX_PER_THREAD"), 16, "int", 1, 256,
+    Field(("WORKER", "BUFFER_MAX_PER_THREAD"), 64, "int", 1, 256,
           "Jobs per thread a worker of short jobs may hold claimed (never below BUFFER_PER_THREAD)."),
     Field(("WORKER", "STATEMENT_TIMEOUT"), 5, "duration", 0.1, MINUTE,
           "Longest run of one worker statement before the database cancels it."),

@@ -43,7 +43,7 @@ def test_start_up_and_failure_lines_without_a_logging_setting(run_manage, host_w
     started = [line for line in lines if "started:" in line]
     assert len(started) == 1 and started[0].endswith(
         "INFO    django_headgate.worker.worker: Worker logs-1 started: queues mail, concurrency 1, "
-        "lease 30 s, buffer 4-16, database 'default'.")
+        "lease 30 s, buffer 4-64, database 'default'.")
     failed = [line for line in lines if f"Job {failing.id} " in line]
     assert len(failed) == 2, done.stderr
     assert failed[0].split(" ", 2)[2].startswith(
@@ -72,7 +72,7 @@ def test_json_lines_parse_and_carry_the_fields_successes_at_verbosity_3(run_mana
     [start] = by_action["worker_start"]
     assert (start["level"], start["worker_id"], start["queues"], start["concurrency"], start["lease_seconds"],
             start["buffer"], start["buffer_max"], start["database"]) == (
-        "INFO", "logs-json", None, 4, 30.0, 16, 64, "default")
+        "INFO", "logs-json", None, 4, 30.0, 16, 256, "default")
     [success] = by_action["job_succeeded"]
     assert (success["level"], success["job_id"], success["task"], success["queue"], success["attempt"],
             success["max_attempts"]) == ("DEBUG", str(succeeding.id), "tests.testapp.tasks.add", "default", 1, 3)

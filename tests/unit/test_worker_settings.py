@@ -8,7 +8,7 @@ def test_defaults():
     assert errors == []
     assert (values["worker_buffer_per_thread"], values["worker_buffer_max_per_thread"],
             values["worker_statement_timeout"], values["worker_lock_timeout"], values["worker_watchdog"],
-            values["worker_startup_timeout"]) == (4, 16, 5.0, 2.0, 15.0, 30.0)
+            values["worker_startup_timeout"]) == (4, 64, 5.0, 2.0, 15.0, 30.0)
 
 
 def test_out_of_range_values_are_all_reported():
