@@ -7,6 +7,9 @@ alternating in each round, with the load average reported.
   rest have no key; reported with the database's CPU per completed job (the server's busy
   time from ``/proc/stat`` less the worker's own, an approximation on a shared machine).
 
+Every case also reports the transactions committed per completed job (the scratch database's
+``pg_stat_database.xact_commit``, read after the worker exited and so flushed its counters).
+
     .venv/bin/python bench/flow_bench.py [--postgres-url URL] [--jobs 20000] [--rounds 2]
                                           [--concurrency 16]
 
@@ -28,6 +31,15 @@ def busy_jiffies():
     with open("/proc/stat") as stat:
         fields = [int(value) for value in stat.readline().split()[1:]]
     return sum(fields) - fields[3] - fields[4]  # all but idle and iowait
+
+
+def database_commits(connection):
+    """Transactions committed in this database so far, every session's (flushed) included."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_force_next_flush()")
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")
+        return cursor.fetchone()[0]
 
 
 def run_case(url, case, jobs, concurrency):
@@ -60,6 +72,7 @@ def run_case(url, case, jobs, concurrency):
         headgate.enqueue_many(specs)
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE headgate_job")
+        commits_before = database_commits(connection)
         connection.close()
         busy_before, before = busy_jiffies(), resource.getrusage(resource.RUSAGE_CHILDREN)
         subprocess.run([sys.executable, "-m", "django", "headgate_worker", "--burst", "--concurrency",
@@ -70,10 +83,12 @@ def run_case(url, case, jobs, concurrency):
             cursor.execute("SELECT count(*), extract(epoch FROM max(finished_at) - min(started_at)) "
                            "FROM headgate_job WHERE state = 'succeeded'")
             done, seconds = cursor.fetchone()
+        # Our own statements since the first reading are a handful: negligible per job.
+        commits = database_commits(connection) - commits_before
         connection.close()
         assert done == jobs, (done, jobs)
         others_s = (busy_after - busy_before) / os.sysconf("SC_CLK_TCK") - worker_s
-        print(f"RESULT {case}|{done / float(seconds):.0f}|{1000 * others_s / done:.3f}")
+        print(f"RESULT {case}|{done / float(seconds):.0f}|{1000 * others_s / done:.3f}|{commits / done:.2f}")
     finally:
         with psycopg.connect(f"{base}/postgres", autocommit=True) as admin:
             admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
@@ -98,9 +113,10 @@ def main():
                                   "--jobs", str(args.jobs), "--concurrency", str(args.concurrency)],
                                  check=True, cwd=ROOT, capture_output=True, text=True).stdout
             line = next(line for line in out.splitlines() if line.startswith("RESULT "))
-            _, rate, cpu = line[7:].split("|")
+            _, rate, cpu, commits = line[7:].split("|")
             results[case].append((int(rate), float(cpu)))
-            print(f"{case:>10}: {rate} jobs/s, other CPU {cpu} ms/job (load {os.getloadavg()[0]:.2f})", flush=True)
+            print(f"{case:>10}: {rate} jobs/s, other CPU {cpu} ms/job, {commits} commits/job "
+                  f"(load {os.getloadavg()[0]:.2f})", flush=True)
     base = sorted(rate for rate, _ in results["unlimited"])[len(results["unlimited"]) // 2]
     for case in CASES[1:]:
         rate = sorted(rate for rate, _ in results[case])[len(results[case]) // 2]
