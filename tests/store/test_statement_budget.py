@@ -91,14 +91,18 @@ def test_a_connection_replaced_inside_the_block_is_left_alone(store):
     assert session_values() == before
 
 
+PLAN_SETTINGS = ("SELECT current_setting('enable_seqscan'), current_setting('enable_bitmapscan'), "
+                 "current_setting('plan_cache_mode')")
+
+
 def test_the_worker_plan_settings_are_set_and_reset(store, vendor):
     store.set_worker_plan()
     if vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute("SELECT current_setting('enable_seqscan'), current_setting('enable_bitmapscan')", [])
-            assert cursor.fetchone() == ("off", "off")
+            cursor.execute(PLAN_SETTINGS, [])
+            assert cursor.fetchone() == ("off", "off", "force_generic_plan")
     store.reset_worker_plan()
     if vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute("SELECT current_setting('enable_seqscan'), current_setting('enable_bitmapscan')", [])
-            assert cursor.fetchone() == ("on", "on")
+            cursor.execute(PLAN_SETTINGS, [])
+            assert cursor.fetchone() == ("on", "on", "auto")

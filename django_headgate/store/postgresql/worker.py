@@ -99,10 +99,15 @@ SQL_SNOOZE = SNOOZE.format(run_at=NOW_PLUS_SECONDS.format(seconds="%s"), fenced=
 # The worker's plan settings, and their undoing: no bitmap or sequential scans. Every worker
 # statement is an index lookup or an index-ordered claim; with statistics older than a burst of
 # enqueues the planner would otherwise sort every ready row for each claim (bench/claim_plan.py,
-# docs/worker.md "The claim's plan").
-SQL_SET_WORKER_PLAN = "SELECT set_config('enable_bitmapscan', 'off', false), set_config('enable_seqscan', 'off', false)"
-# Undo SQL_SET_WORKER_PLAN (two statements).
-SQL_RESET_WORKER_PLAN = ("RESET enable_bitmapscan", "RESET enable_seqscan")
+# docs/worker.md "The claim's plan"). And one generic plan per prepared statement, made once per
+# connection: left to choose, PostgreSQL re-plans the ack-and-claim at every run while it judges
+# its generic plan costlier than the custom ones (a one-at-a-time key's hand-over spent more
+# than half of its server CPU planning). The generic plans are the ones
+# tests/store/test_hot_plans.py checks.
+SQL_SET_WORKER_PLAN = ("SELECT set_config('enable_bitmapscan', 'off', false), set_config('enable_seqscan', 'off', false), "
+                       "set_config('plan_cache_mode', 'force_generic_plan', false)")
+# Undo SQL_SET_WORKER_PLAN (three statements).
+SQL_RESET_WORKER_PLAN = ("RESET enable_bitmapscan", "RESET enable_seqscan", "RESET plan_cache_mode")
 # End the session when a transaction of it idles longer than %s ms (0 = the server's default: off).
 SQL_SET_IDLE_TRANSACTION_BOUND = "SELECT set_config('idle_in_transaction_session_timeout', %s, false)"
 # Undo SQL_SET_IDLE_TRANSACTION_BOUND.

@@ -679,9 +679,10 @@ RETURNING j.id, j.abort_requested_at
 RESET idle_in_transaction_session_timeout
 
 -- name: postgresql.worker.SQL_RESET_WORKER_PLAN --
--- Undo SQL_SET_WORKER_PLAN (two statements).
+-- Undo SQL_SET_WORKER_PLAN (three statements).
 RESET enable_bitmapscan
 RESET enable_seqscan
+RESET plan_cache_mode
 
 -- name: postgresql.worker.SQL_SET_IDLE_TRANSACTION_BOUND --
 -- End the session when a transaction of it idles longer than %s ms (0 = the server's default: off).
@@ -691,8 +692,12 @@ SELECT set_config('idle_in_transaction_session_timeout', %s, false)
 -- The worker's plan settings, and their undoing: no bitmap or sequential scans. Every worker
 -- statement is an index lookup or an index-ordered claim; with statistics older than a burst of
 -- enqueues the planner would otherwise sort every ready row for each claim (bench/claim_plan.py,
--- docs/worker.md "The claim's plan").
-SELECT set_config('enable_bitmapscan', 'off', false), set_config('enable_seqscan', 'off', false)
+-- docs/worker.md "The claim's plan"). And one generic plan per prepared statement, made once per
+-- connection: left to choose, PostgreSQL re-plans the ack-and-claim at every run while it judges
+-- its generic plan costlier than the custom ones (a one-at-a-time key's hand-over spent more
+-- than half of its server CPU planning). The generic plans are the ones
+-- tests/store/test_hot_plans.py checks.
+SELECT set_config('enable_bitmapscan', 'off', false), set_config('enable_seqscan', 'off', false), set_config('plan_cache_mode', 'force_generic_plan', false)
 
 -- name: postgresql.worker.SQL_SNOOZE --
 -- Snooze one job (fenced, skipping a row someone else holds): available again after a bound
