@@ -4,8 +4,8 @@
         [--concurrency 4] [--vendor postgresql|mysql|sqlite] [--server-url URL]
 
 Each checkout drains in a database of its own (``hgbench_core_<pid>_ab_a``/``_b`` on the
-server, or a temporary SQLite file; created and migrated by its own code), the same backlog of no-op jobs each time, with one ``headgate_worker --burst``
-of that checkout (the core benchmark's drain after ANALYZE, ``bench/headgate_bench.py``). The
+server, or a temporary SQLite file; created and migrated by its own code), the same backlog of
+no-op jobs each time, with one ``headgate_worker --burst`` of that checkout (the core benchmark's drain after ANALYZE, ``bench/headgate_bench.py``). The
 sides alternate A B B A ..., so a machine whose speed drifts over minutes (a shared host) moves
 both sides of a pair alike; the figure to read is the median of the per-pair ratios B/A, not the
 ratio of two medians. Each checkout needs a ``.venv`` whose interpreter imports its own code
@@ -18,6 +18,7 @@ import os
 import statistics
 import subprocess
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 
 from bench.run import FreshDatabase
@@ -67,12 +68,10 @@ def main():
 
     sides = {"A": args.a.resolve(), "B": args.b.resolve()}
     server_url = args.server_url or args.postgres_url or SERVERS[args.vendor]
-    databases = {side: FreshDatabase(args.vendor, server_url, f"ab_{side.lower()}") for side in sides}
-    urls = {}
     figures = {"A": [], "B": []}
-    try:
-        for side, database in databases.items():
-            urls[side] = database.__enter__()
+    with ExitStack() as databases:
+        urls = {side: databases.enter_context(FreshDatabase(args.vendor, server_url, f"ab_{side.lower()}"))
+                for side in sides}
         for pair in range(args.pairs):
             for side in ("AB" if pair % 2 == 0 else "BA"):
                 result = sample(sides[side], urls[side], args.jobs, args.concurrency)
@@ -81,9 +80,6 @@ def main():
                 print(f"pair {pair + 1:>2} {side}: {result['jobs_per_s']:>8,.0f} jobs/s  worker CPU "
                       f"{result['worker_cpu_ms_per_job']:.4f} ms/job  machine CPU "
                       f"{result['machine_cpu_ms_per_job']:.4f} ms/job  load {result['load']:.2f}", flush=True)
-    finally:
-        for side in urls:
-            databases[side].__exit__(None, None, None)
     print(f"A = {sides['A']}\nB = {sides['B']}")
     for key, label, better in (("jobs_per_s", "drain jobs/s", "higher"),
                                ("worker_cpu_ms_per_job", "worker CPU ms/job", "lower"),
